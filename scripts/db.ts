@@ -1,0 +1,55 @@
+// npm run db:start | db:stop | db:reset | db:migrate [-- status]
+// With DATABASE_URL set, only `migrate` and `status` apply, to that database; nothing is started.
+import process from "node:process";
+import postgres from "postgres";
+import { destroyCluster, isRunning, LOCAL_DATABASE_URL, startCluster, stopCluster } from "./lib/local-postgres.ts";
+import { migrate } from "./lib/migrations.ts";
+
+/** Starts (when needed) the database the service uses and brings it up to date. */
+export async function prepareDatabase(options: { seed: boolean }): Promise<string> {
+  const external = process.env.DATABASE_URL;
+  if (!external) startCluster();
+  const url = external ?? LOCAL_DATABASE_URL;
+  const applied = await migrate(url, { seed: options.seed });
+  if (applied.length > 0) process.stderr.write(`[db] applied migrations ${applied.join(", ")}\n`);
+  return url;
+}
+
+async function main(command: string | undefined) {
+  switch (command) {
+    case "start":
+      await prepareDatabase({ seed: true });
+      console.log(`PostgreSQL ready: ${process.env.DATABASE_URL ? "DATABASE_URL" : LOCAL_DATABASE_URL}`);
+      return;
+    case "migrate":
+      await prepareDatabase({ seed: false });
+      return;
+    case "stop":
+      console.log(stopCluster() ? "stopped" : "not running");
+      return;
+    case "reset":
+      if (process.env.DATABASE_URL) throw new Error("db:reset only resets the local cluster; unset DATABASE_URL");
+      destroyCluster();
+      await prepareDatabase({ seed: true });
+      console.log("local database reset: migrations and seed applied");
+      return;
+    case "status": {
+      const running = !process.env.DATABASE_URL && isRunning();
+      const sql = postgres(process.env.DATABASE_URL ?? LOCAL_DATABASE_URL, { max: 1, connect_timeout: 3 });
+      const versions = await sql`select version, name from supabase_migrations.schema_migrations order by version`
+        .catch(() => []);
+      await sql.end();
+      console.log(JSON.stringify({ localClusterRunning: running, migrations: versions }, null, 2));
+      return;
+    }
+    default:
+      throw new Error("usage: db.ts start|stop|reset|migrate|status");
+  }
+}
+
+if (import.meta.main) {
+  main(process.argv[2]).catch((error) => {
+    console.error(error instanceof Error ? error.message : error);
+    process.exit(1);
+  });
+}

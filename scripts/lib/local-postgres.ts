@@ -1,0 +1,134 @@
+// The project's own PostgreSQL 15 cluster on 127.0.0.1:54322, in a git-ignored folder.
+// Runs under Deno (npm start, npm run db:*) and Node (vitest global setup): node: APIs only.
+import { execFileSync, spawnSync } from "node:child_process";
+import { createHash } from "node:crypto";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+
+export const REPO_ROOT = resolve(fileURLToPath(new URL("../..", import.meta.url)));
+export const LOCAL_PORT = 54322;
+export const LOCAL_DATABASE_URL = `postgres://postgres:postgres@127.0.0.1:${LOCAL_PORT}/postgres`;
+
+const PG_BIN = "/usr/lib/postgresql/15/bin";
+const PG_SHARE = "/usr/share/postgresql/15/extension";
+
+/** Debian packages the project needs, with the file that proves each is installed. */
+const REQUIRED_PACKAGES: Array<{ name: string; proof: string }> = [
+  { name: "postgresql-15", proof: `${PG_BIN}/postgres` },
+  { name: "postgresql-15-cron", proof: `${PG_SHARE}/pg_cron.control` },
+  { name: "postgresql-15-pgtap", proof: `${PG_SHARE}/pgtap.control` },
+  { name: "libtap-parser-sourcehandler-pgtap-perl", proof: "/usr/bin/pg_prove" },
+];
+
+const isRoot = () => typeof process.getuid === "function" && process.getuid() === 0;
+
+function log(message: string) {
+  process.stderr.write(`[db] ${message}\n`);
+}
+
+/** Installs missing Debian packages when root; otherwise says exactly what to install. */
+export function ensurePackages(extra: Array<{ name: string; proof: string }> = []): void {
+  const missing = [...REQUIRED_PACKAGES, ...extra].filter((p) => !existsSync(p.proof));
+  if (missing.length === 0) return;
+  const names = missing.map((p) => p.name);
+  if (!isRoot()) {
+    throw new Error(
+      `missing Debian packages: ${names.join(" ")}\n` +
+        `install them with: sudo apt-get install -y ${names.join(" ")}`,
+    );
+  }
+  log(`installing ${names.join(" ")}`);
+  const env = { ...process.env, DEBIAN_FRONTEND: "noninteractive" };
+  execFileSync("apt-get", ["update", "-qq"], { stdio: "inherit", env });
+  execFileSync("apt-get", ["install", "-y", "-qq", "--no-install-recommends", ...names], { stdio: "inherit", env });
+}
+
+/**
+ * Where the cluster lives. PostgreSQL refuses to run as root, so as root the cluster belongs to
+ * the `postgres` account; when that account cannot reach the checkout (a clone under /root), the
+ * cluster goes to a folder of its own named after the checkout.
+ */
+export function dataDirectory(): string {
+  const inRepo = join(REPO_ROOT, ".local", "postgres");
+  if (!isRoot()) return inRepo;
+  const reachable = spawnSync("runuser", ["-u", "postgres", "--", "test", "-x", REPO_ROOT]).status === 0;
+  if (reachable) return inRepo;
+  const tag = createHash("sha1").update(REPO_ROOT).digest("hex").slice(0, 10);
+  return `/var/tmp/events-service-postgres-${tag}`;
+}
+
+function runPg(binary: string, args: string[], options: { allowFailure?: boolean } = {}) {
+  const command = isRoot() ? "runuser" : `${PG_BIN}/${binary}`;
+  const fullArgs = isRoot() ? ["-u", "postgres", "--", `${PG_BIN}/${binary}`, ...args] : args;
+  const result = spawnSync(command, fullArgs, { encoding: "utf8" });
+  if (result.status !== 0 && !options.allowFailure) {
+    throw new Error(`${binary} ${args.join(" ")} failed:\n${result.stdout}${result.stderr}`);
+  }
+  return result;
+}
+
+const CLUSTER_SETTINGS = `
+# Written by scripts/lib/local-postgres.ts: a disposable local cluster, tuned for tests.
+listen_addresses = '127.0.0.1'
+port = ${LOCAL_PORT}
+unix_socket_directories = '/tmp'
+max_connections = 400
+shared_buffers = 512MB
+shared_preload_libraries = 'pg_cron'
+cron.database_name = 'postgres'
+cron.use_background_workers = on
+max_worker_processes = 32
+# Durability is not a goal of a local test cluster; speed is.
+fsync = off
+synchronous_commit = off
+full_page_writes = off
+`;
+
+export function isRunning(dir = dataDirectory()): boolean {
+  if (!existsSync(join(dir, "PG_VERSION"))) return false;
+  return runPg("pg_ctl", ["status", "-D", dir], { allowFailure: true }).status === 0;
+}
+
+/** Initialises the cluster when missing and starts it when stopped. A second call is a no-op. */
+export function startCluster(): { dataDir: string; started: boolean } {
+  ensurePackages();
+  const dir = dataDirectory();
+  if (!existsSync(join(dir, "PG_VERSION"))) {
+    log(`initialising a cluster in ${dir}`);
+    mkdirSync(join(dir, ".."), { recursive: true, mode: 0o755 });
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    const pwfile = join(dir, "..", `.pwfile-${process.pid}`);
+    writeFileSync(pwfile, "postgres\n", { mode: 0o644 });
+    if (isRoot()) execFileSync("chown", ["-R", "postgres:postgres", dir, pwfile]);
+    try {
+      runPg("initdb", [
+        "-D", dir, "-U", "postgres", "--pwfile", pwfile,
+        "--auth-local=trust", "--auth-host=scram-sha-256", "-E", "UTF8", "--locale=C.UTF-8",
+      ]);
+    } finally {
+      spawnSync("rm", ["-f", pwfile]);
+    }
+    const confPath = join(dir, "postgresql.auto.conf");
+    writeFileSync(confPath, CLUSTER_SETTINGS);
+    if (isRoot()) execFileSync("chown", ["postgres:postgres", confPath]);
+  }
+  if (isRunning(dir)) return { dataDir: dir, started: false };
+  runPg("pg_ctl", ["start", "-D", dir, "-l", join(dir, "server.log"), "-w", "-t", "60"]);
+  log(`started PostgreSQL on 127.0.0.1:${LOCAL_PORT}`);
+  return { dataDir: dir, started: true };
+}
+
+export function stopCluster(): boolean {
+  const dir = dataDirectory();
+  if (!isRunning(dir)) return false;
+  runPg("pg_ctl", ["stop", "-D", dir, "-m", "fast", "-w"]);
+  return true;
+}
+
+/** Stops the cluster and deletes its folder; the next start initialises a new one. */
+export function destroyCluster(): void {
+  stopCluster();
+  const dir = dataDirectory();
+  spawnSync("rm", ["-rf", dir]);
+}

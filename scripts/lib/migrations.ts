@@ -1,0 +1,58 @@
+// Applies sql/bootstrap.sql, then supabase/migrations in order, recording each in
+// supabase_migrations.schema_migrations as the Supabase CLI does.
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import postgres from "postgres";
+import { REPO_ROOT } from "./local-postgres.ts";
+
+export const MIGRATIONS_DIR = join(REPO_ROOT, "supabase", "migrations");
+
+export interface MigrationFile {
+  version: string;
+  name: string;
+  path: string;
+}
+
+export function migrationFiles(): MigrationFile[] {
+  return readdirSync(MIGRATIONS_DIR)
+    .filter((f) => /^\d{14}_[a-z0-9_]+\.sql$/.test(f))
+    .sort()
+    .map((f) => {
+      const [, version = "", name = ""] = /^(\d{14})_(.+)\.sql$/.exec(f) ?? [];
+      return { version, name, path: join(MIGRATIONS_DIR, f) };
+    });
+}
+
+/** Applies what is missing; returns the versions applied by this call. */
+export async function migrate(databaseUrl: string, options: { seed?: boolean } = {}): Promise<string[]> {
+  const sql = postgres(databaseUrl, { max: 1, onnotice: () => {} });
+  try {
+    await sql.unsafe(readFileSync(join(REPO_ROOT, "sql", "bootstrap.sql"), "utf8"));
+    await sql.unsafe(`
+      create schema if not exists supabase_migrations;
+      create table if not exists supabase_migrations.schema_migrations (
+        version text primary key, statements text[], name text
+      );`);
+    // One migrator at a time: two `npm start`s racing must not apply a migration twice.
+    await sql`select pg_advisory_lock(hashtext('supabase_migrations'))`;
+    const applied = new Set(
+      (await sql<{ version: string }[]>`select version from supabase_migrations.schema_migrations`).map((r) => r.version),
+    );
+    const done: string[] = [];
+    for (const file of migrationFiles()) {
+      if (applied.has(file.version)) continue;
+      const text = readFileSync(file.path, "utf8");
+      await sql.begin(async (tx) => {
+        await tx.unsafe(text);
+        await tx`insert into supabase_migrations.schema_migrations (version, statements, name)
+                 values (${file.version}, ${[text]}, ${file.name})`;
+      });
+      done.push(file.version);
+    }
+    if (options.seed) await sql.unsafe(readFileSync(join(REPO_ROOT, "supabase", "seed.sql"), "utf8"));
+    await sql`select pg_advisory_unlock(hashtext('supabase_migrations'))`;
+    return done;
+  } finally {
+    await sql.end();
+  }
+}

@@ -1,0 +1,88 @@
+-- Supabase-compatibility bootstrap for a plain PostgreSQL.
+--
+-- A Supabase database already has every object below; each one is created only when missing, so
+-- the same migrations run unchanged on the local cluster and on a Supabase project.
+
+-- ============================================================================================
+-- Roles: the three that Supabase's gateway switches to. None can log in.
+-- ============================================================================================
+do $$
+begin
+  if not exists (select from pg_roles where rolname = 'anon') then
+    create role anon nologin noinherit;
+  end if;
+  if not exists (select from pg_roles where rolname = 'authenticated') then
+    create role authenticated nologin noinherit;
+  end if;
+  if not exists (select from pg_roles where rolname = 'service_role') then
+    create role service_role nologin noinherit bypassrls;
+  end if;
+end
+$$;
+
+-- The gateway logs in as the database owner and switches role per request (`set local role`).
+grant anon, authenticated, service_role to current_user;
+
+-- ============================================================================================
+-- Schemas Supabase provides
+-- ============================================================================================
+create schema if not exists extensions;
+grant usage on schema extensions to anon, authenticated, service_role;
+
+create schema if not exists auth;
+grant usage on schema auth to anon, authenticated, service_role;
+
+-- ============================================================================================
+-- auth.uid(), auth.role(), auth.jwt(): read the claims the gateway sets with
+-- set_config('request.jwt.claims', ..., true), exactly as Supabase's versions do.
+-- ============================================================================================
+do $$
+begin
+  if to_regprocedure('auth.jwt()') is null then
+    create function auth.jwt() returns jsonb
+      language sql stable
+      as $f$
+        select coalesce(
+          nullif(current_setting('request.jwt.claim', true), ''),
+          nullif(current_setting('request.jwt.claims', true), '')
+        )::jsonb
+      $f$;
+  end if;
+  if to_regprocedure('auth.uid()') is null then
+    create function auth.uid() returns uuid
+      language sql stable
+      as $f$
+        select coalesce(
+          nullif(current_setting('request.jwt.claim.sub', true), ''),
+          (nullif(current_setting('request.jwt.claims', true), '')::jsonb ->> 'sub')
+        )::uuid
+      $f$;
+  end if;
+  if to_regprocedure('auth.role()') is null then
+    create function auth.role() returns text
+      language sql stable
+      as $f$
+        select coalesce(
+          nullif(current_setting('request.jwt.claim.role', true), ''),
+          (nullif(current_setting('request.jwt.claims', true), '')::jsonb ->> 'role')
+        )::text
+      $f$;
+  end if;
+end
+$$;
+grant execute on function auth.jwt(), auth.uid(), auth.role() to anon, authenticated, service_role;
+
+-- ============================================================================================
+-- Extensions. pg_cron can only live in the database named by cron.database_name.
+-- ============================================================================================
+create extension if not exists pg_trgm with schema extensions;
+
+do $$
+begin
+  if exists (select from pg_available_extensions where name = 'pg_cron')
+     and current_database() = coalesce(current_setting('cron.database_name', true), 'postgres')
+     and current_setting('shared_preload_libraries', true) like '%pg_cron%' then
+    create extension if not exists pg_cron;
+  end if;
+end
+$$;
