@@ -169,7 +169,7 @@ grant select, insert, update, delete on core.crypto_addresses to service_role;
 -- SIWE nonces: issued to one user, spent once, short-lived
 -- ============================================================================================
 create table core.siwe_nonces (
-  nonce      text primary key check (nonce ~ '^[A-Za-z0-9]{16,64}$'),
+  nonce      text primary key check (nonce ~ '^[A-Za-z0-9]{8,128}$'),
   user_id    core.object_id not null references core.users (id) on delete cascade,
   expires_at timestamptz not null,
   created_at timestamptz not null default now()

@@ -1,0 +1,32 @@
+import { createHash, randomBytes } from "node:crypto";
+
+// sk_<8 lowercase alphanumerics>_<43 base64url characters: 256 random bits>
+const KEY_PATTERN = /^sk_[a-z0-9]{8}_[A-Za-z0-9_-]{20,64}$/;
+const PREFIX_ALPHABET = "abcdefghijklmnopqrstuvwxyz0123456789";
+
+export interface NewApiKey {
+  /** Shown once to its owner; never stored. */
+  plaintext: string;
+  /** The visible part, stored and listed, e.g. `sk_3k9dh2a1`. */
+  prefix: string;
+  /** SHA-256 of the plaintext: what the database stores and looks up. */
+  hash: Buffer;
+}
+
+export function generateApiKey(): NewApiKey {
+  const prefix = "sk_" + Array.from(randomBytes(8), (b) => PREFIX_ALPHABET[b % PREFIX_ALPHABET.length]).join("");
+  const plaintext = `${prefix}_${randomBytes(32).toString("base64url")}`;
+  return { plaintext, prefix, hash: hashApiKey(plaintext) };
+}
+
+/**
+ * Keys carry 256 random bits, so a fast hash is enough (no salt or stretching needed), and looking
+ * the hash up by equality leaks nothing useful through timing.
+ */
+export function hashApiKey(plaintext: string): Buffer {
+  return createHash("sha256").update(plaintext, "utf8").digest();
+}
+
+export function looksLikeApiKey(value: string): boolean {
+  return KEY_PATTERN.test(value);
+}

@@ -1,0 +1,89 @@
+import { createMiddleware } from "hono/factory";
+import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify, type JWTVerifyGetKey } from "jose";
+import type { Config } from "../config.ts";
+import { ApiError } from "../http/errors.ts";
+import type { AppEnv } from "../http/context.ts";
+import { hashApiKey, looksLikeApiKey } from "./api-keys.ts";
+import { hasPermission, type Permissions } from "./principal.ts";
+
+const invalidKey = () => new ApiError(401, "invalid_api_key", "The API key is unknown or has been revoked.");
+
+/** `x-api-key` authentication: one database round trip, which also records the key's last use. */
+export const requireApiKey = createMiddleware<AppEnv>(async (c, next) => {
+  const key = c.req.header("x-api-key");
+  if (!key) {
+    if (/^bearer\s/i.test(c.req.header("authorization") ?? "")) {
+      throw new ApiError(401, "wrong_auth_scheme", "This API authenticates with the x-api-key header; Authorization: Bearer is not accepted.");
+    }
+    throw new ApiError(401, "missing_api_key", "Send your API key in the x-api-key header.");
+  }
+  if (!looksLikeApiKey(key)) throw invalidKey();
+  const [row] = await c.get("db").sql<
+    { api_key_id: string; user_id: string; auth_user_id: string; permissions: Permissions; prefix: string }[]
+  >`select * from core.authenticate_api_key(${hashApiKey(key)})`;
+  if (!row) throw invalidKey();
+  c.set("principal", {
+    kind: "api_key",
+    userId: row.user_id,
+    authUserId: row.auth_user_id,
+    apiKeyId: row.api_key_id,
+    keyPrefix: row.prefix,
+    permissions: row.permissions,
+  });
+  await next();
+});
+
+/** Refuses API keys that lack `resource:action`. Use after requireApiKey. */
+export function requirePermission(resource: string, action: string) {
+  return createMiddleware<AppEnv>(async (c, next) => {
+    const principal = c.get("principal");
+    if (principal.kind !== "api_key" || !hasPermission(principal.permissions, resource, action)) {
+      throw new ApiError(403, "missing_permission", `This API key lacks the permission ${resource}:${action}.`, {
+        required: `${resource}:${action}`,
+      });
+    }
+    await next();
+  });
+}
+
+// One verifier per configuration: the JWKS set caches its keys between requests.
+const verifiers = new WeakMap<Config, (token: string) => Promise<Record<string, unknown>>>();
+
+function sessionVerifier(config: Config) {
+  let verify = verifiers.get(config);
+  if (verify) return verify;
+  const secret = config.JWT_SECRET ? new TextEncoder().encode(config.JWT_SECRET) : undefined;
+  const jwks: JWTVerifyGetKey | undefined = config.JWT_JWKS_URL ? createRemoteJWKSet(new URL(config.JWT_JWKS_URL)) : undefined;
+  const options = { issuer: config.JWT_ISSUER, audience: config.JWT_AUDIENCE };
+  verify = async (token: string) => {
+    // HS256 tokens are checked with the shared secret, asymmetric ones against the JWKS.
+    const { alg } = decodeProtectedHeader(token);
+    if (alg === "HS256" && secret) return (await jwtVerify(token, secret, { ...options, algorithms: ["HS256"] })).payload;
+    if (alg !== "HS256" && jwks) return (await jwtVerify(token, jwks, { ...options, algorithms: ["RS256", "ES256", "EdDSA"] })).payload;
+    throw new Error(`no key configured for ${alg}`);
+  };
+  verifiers.set(config, verify);
+  return verify;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** App-session authentication (`Authorization: Bearer <session JWT>`) for the app-backend functions. */
+export const requireSession = createMiddleware<AppEnv>(async (c, next) => {
+  const match = /^bearer\s+(\S+)$/i.exec(c.req.header("authorization") ?? "");
+  if (!match?.[1]) throw new ApiError(401, "missing_session", "Send the app session token as Authorization: Bearer <token>.");
+  let claims: Record<string, unknown>;
+  try {
+    claims = await sessionVerifier(c.get("config"))(match[1]);
+  } catch {
+    throw new ApiError(401, "invalid_session", "The session token is invalid or expired.");
+  }
+  const sub = claims.sub;
+  if (typeof sub !== "string" || !UUID.test(sub) || claims.role !== "authenticated") {
+    throw new ApiError(401, "invalid_session", "The session token does not name an authenticated user.");
+  }
+  const email = typeof claims.email === "string" ? claims.email : null;
+  const [row] = await c.get("db").sql<{ id: string }[]>`select core.user_for_auth_user(${sub}::uuid, ${email}) as id`;
+  c.set("principal", { kind: "session", userId: row!.id, authUserId: sub, claims });
+  await next();
+});

@@ -1,0 +1,37 @@
+import { z } from "zod";
+import type { Environment } from "./platform/runtime.ts";
+
+const commaList = z
+  .string()
+  .transform((s) => s.split(",").map((v) => v.trim()).filter(Boolean));
+
+const optionalUrl = z.string().url().optional();
+
+/** Every environment variable the service reads. README.md lists the same set. */
+const configSchema = z.object({
+  DATABASE_URL: z.string().min(1),
+  DB_POOL_MAX: z.coerce.number().int().min(1).max(500).default(20),
+  // Supabase's transaction pooler (port 6543) cannot keep prepared statements.
+  DB_PREPARE: z.enum(["true", "false"]).default("true").transform((v) => v === "true"),
+  APP_ENV: z.enum(["development", "test", "production"]).default("development"),
+  PUBLIC_API_ROOT: z.string().url().default("http://127.0.0.1:54321"),
+  CORS_ALLOWED_ORIGINS: commaList.default(["*"]),
+  BODY_LIMIT_BYTES: z.coerce.number().int().min(1024).default(1024 * 1024),
+  JWT_SECRET: z.string().min(32).optional(),
+  JWT_JWKS_URL: optionalUrl,
+  JWT_ISSUER: z.string().optional(),
+  JWT_AUDIENCE: z.string().default("authenticated"),
+  SIWE_DOMAINS: commaList.default(["localhost:54321", "127.0.0.1:54321"]),
+  ENABLE_BENCH_ROUTES: z.enum(["true", "false"]).default("false").transform((v) => v === "true"),
+});
+
+export type Config = z.infer<typeof configSchema>;
+
+export function loadConfig(env: Environment): Config {
+  const parsed = configSchema.safeParse(env);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ");
+    throw new Error(`invalid configuration: ${problems}`);
+  }
+  return parsed.data;
+}

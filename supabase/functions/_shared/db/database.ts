@@ -1,0 +1,110 @@
+import postgres from "postgres";
+import { ApiError } from "../http/errors.ts";
+
+export type Sql = postgres.Sql;
+export type Tx = postgres.ReservedSql;
+
+/** Who a transaction runs as: a Postgres role plus the JWT claims that auth.uid() reads. */
+export interface DbScope {
+  role: "authenticated" | "service_role" | "anon";
+  claims: Record<string, unknown>;
+}
+
+export const SERVICE_SCOPE: DbScope = { role: "service_role", claims: { role: "service_role" } };
+
+export function connect(url: string, options: { max: number; prepare: boolean }): Sql {
+  return postgres(url, {
+    max: options.max,
+    prepare: options.prepare,
+    idle_timeout: 60,
+    connect_timeout: 10,
+    onnotice: () => {},
+    // bigint columns arrive as strings by default; counts and ids here fit in a JS number.
+    types: { bigint: postgres.BigInt },
+  });
+}
+
+/**
+ * Every request's database work runs in one transaction as its principal, so RLS is the access
+ * rule. BEGIN and the role/claims setup are pipelined with the first statement of `work`, so the
+ * scope costs no extra round trip.
+ */
+export class Database {
+  constructor(readonly sql: Sql) {}
+
+  async transaction<T>(scope: DbScope, work: (tx: Tx) => Promise<T>): Promise<T> {
+    const tx = await this.sql.reserve();
+    try {
+      const opening = this.open(tx, scope);
+      opening.catch(() => {}); // awaited below; this only keeps an early failure from counting as unhandled
+      let result: T;
+      try {
+        result = await work(tx);
+      } catch (error) {
+        await opening; // a failed BEGIN or setup is the real cause of a failed statement
+        throw error;
+      }
+      await opening;
+      await tx`commit`;
+      return result;
+    } catch (error) {
+      await tx`rollback`.catch(() => {});
+      throw translateDatabaseError(error);
+    } finally {
+      tx.release();
+    }
+  }
+
+  /** One read statement as the scope in a single round trip: BEGIN, setup, query and COMMIT pipelined. */
+  async read<T extends readonly postgres.MaybeRow[]>(scope: DbScope, statement: (tx: Tx) => postgres.PendingQuery<T>): Promise<T> {
+    const tx = await this.sql.reserve();
+    try {
+      const [, rows] = await Promise.all([this.open(tx, scope), statement(tx), tx`commit`]);
+      return rows;
+    } catch (error) {
+      await tx`rollback`.catch(() => {});
+      throw translateDatabaseError(error);
+    } finally {
+      tx.release();
+    }
+  }
+
+  close(): Promise<void> {
+    return this.sql.end({ timeout: 5 });
+  }
+
+  private open(tx: Tx, scope: DbScope): Promise<unknown> {
+    return Promise.all([
+      tx`begin`,
+      tx`select set_config('role', ${scope.role}, true), set_config('request.jwt.claims', ${JSON.stringify(scope.claims)}, true)`,
+    ]);
+  }
+}
+
+/**
+ * SQL functions signal HTTP outcomes PostgREST-style: SQLSTATE `PTnnn` carries the status and the
+ * HINT carries the stable error code. Constraint and privilege errors map to their natural status.
+ */
+export function translateDatabaseError(error: unknown): unknown {
+  if (error instanceof ApiError || !(error instanceof postgres.PostgresError)) return error;
+  const { code, message, hint } = error;
+  if (/^PT[45]\d\d$/.test(code)) {
+    const status = Number(code.slice(2)) as 400;
+    return new ApiError(status, hint ?? "request_failed", message);
+  }
+  switch (code) {
+    case "23505":
+      return new ApiError(409, "conflict", "The request conflicts with an existing record.", { constraint: error.constraint_name });
+    case "23503":
+      return new ApiError(400, "invalid_reference", "The request refers to a record that does not exist.");
+    case "23514":
+    case "22P02":
+    case "22001":
+    case "22023":
+      return new ApiError(400, "validation_failed", "The request has a value the service cannot accept.", { constraint: error.constraint_name });
+    case "42501":
+      return new ApiError(403, "forbidden", "The caller may not do this.");
+    default:
+      return error;
+  }
+}

@@ -1,0 +1,83 @@
+import { OpenAPIHono } from "@hono/zod-openapi";
+import { bodyLimit } from "hono/body-limit";
+import { cors } from "hono/cors";
+import { HTTPException } from "hono/http-exception";
+import { methodNotAllowed } from "hono/method-not-allowed";
+import { requestId } from "hono/request-id";
+import type { ContentfulStatusCode } from "hono/utils/http-status";
+import type { AppEnv, AppServices } from "./context.ts";
+import { ApiError, errorResponse } from "./errors.ts";
+
+/** Validation failures of any zod-openapi route become the one error body. */
+export function createRouter() {
+  return new OpenAPIHono<AppEnv>({
+    defaultHook: (result) => {
+      if (result.success) return;
+      const issues = result.error.issues.map((i) => ({ path: i.path.join("."), message: i.message }));
+      const summary = issues.map((i) => (i.path ? `${i.path}: ${i.message}` : i.message)).join("; ");
+      throw new ApiError(400, "validation_failed", `The request is invalid: ${summary}`, { issues });
+    },
+  });
+}
+
+const STATUS_CODES: Partial<Record<number, string>> = {
+  400: "bad_request",
+  401: "unauthenticated",
+  403: "forbidden",
+  404: "not_found",
+  413: "payload_too_large",
+  429: "rate_limited",
+};
+
+function toApiError(error: unknown): ApiError {
+  if (error instanceof ApiError) return error;
+  if (error instanceof HTTPException) {
+    if (error.status === 400 && /malformed json/i.test(error.message)) {
+      return new ApiError(400, "invalid_json", "The request body is not valid JSON.");
+    }
+    const status = error.status as ContentfulStatusCode;
+    return new ApiError(status, STATUS_CODES[status] ?? "http_error", error.message || "The request failed.");
+  }
+  return new ApiError(500, "internal_error", "The service failed to process the request.");
+}
+
+/**
+ * The app every function builds on: request ids, services in the context, CORS with preflight,
+ * a body limit, and the one error body for every failure including 404 and 405.
+ */
+export function createBaseApp(services: AppServices) {
+  const app = createRouter();
+  app.use(methodNotAllowed({
+    app,
+    onMethodNotAllowed: (c, methods) =>
+      errorResponse(c, new ApiError(405 as ContentfulStatusCode, "method_not_allowed", `${c.req.method} is not allowed here. Allowed: ${methods.join(", ")}.`, undefined, { Allow: methods.join(", ") })),
+  }));
+  app.use(requestId());
+  app.use(async (c, next) => {
+    c.set("config", services.config);
+    c.set("db", services.db);
+    await next();
+  });
+  app.use(cors({
+    origin: services.config.CORS_ALLOWED_ORIGINS.includes("*") ? "*" : services.config.CORS_ALLOWED_ORIGINS,
+    allowMethods: ["GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"],
+    allowHeaders: ["content-type", "x-api-key", "authorization", "x-checkout-client-secret", "x-request-id"],
+    exposeHeaders: ["x-request-id", "retry-after"],
+    maxAge: 600,
+  }));
+  app.use(bodyLimit({
+    maxSize: services.config.BODY_LIMIT_BYTES,
+    onError: (c) =>
+      errorResponse(c, new ApiError(413, "payload_too_large", `The request body is larger than ${services.config.BODY_LIMIT_BYTES} bytes.`)),
+  }));
+  app.notFound((c) => errorResponse(c, new ApiError(404, "not_found", `No route for ${c.req.method} ${c.req.path}.`)));
+  app.onError((error, c) => {
+    const apiError = toApiError(error);
+    if (apiError.status >= 500) {
+      // Never the request's headers or body: they may carry keys and secrets.
+      console.error(`[${c.get("requestId")}] ${c.req.method} ${c.req.path} failed:`, error);
+    }
+    return errorResponse(c, apiError);
+  });
+  return app;
+}

@@ -1,0 +1,65 @@
+import type { Context } from "hono";
+import type { ContentfulStatusCode } from "hono/utils/http-status";
+import { z } from "@hono/zod-openapi";
+
+/** The one error body of every surface (REST, functions, MCP HTTP errors). */
+export const ErrorBodySchema = z
+  .object({
+    error: z.literal(true),
+    message: z.string(),
+    code: z.string().openapi({ description: "Stable machine-readable error code", example: "validation_failed" }),
+    details: z.unknown().optional(),
+    timestamp: z.string().openapi({ format: "date-time" }),
+    request_id: z.string(),
+  })
+  .openapi("Error");
+
+export type ErrorBody = z.infer<typeof ErrorBodySchema>;
+
+/** Thrown anywhere in a request; the error handler turns it into the error body. */
+export class ApiError extends Error {
+  constructor(
+    readonly status: ContentfulStatusCode,
+    readonly code: string,
+    message: string,
+    readonly details?: unknown,
+    readonly headers?: Record<string, string>,
+  ) {
+    super(message);
+    this.name = "ApiError";
+  }
+}
+
+export function errorBody(requestId: string, code: string, message: string, details?: unknown): ErrorBody {
+  return {
+    error: true,
+    message,
+    code,
+    ...(details === undefined ? {} : { details }),
+    timestamp: new Date().toISOString(),
+    request_id: requestId,
+  };
+}
+
+export function errorResponse(c: Context, error: ApiError): Response {
+  const requestId = (c.get("requestId") as string | undefined) ?? "unknown";
+  return c.json(errorBody(requestId, error.code, error.message, error.details), error.status, error.headers);
+}
+
+/** OpenAPI response entries for the error statuses a route can answer. */
+export function errorResponses(...statuses: Array<400 | 401 | 403 | 404 | 409 | 410 | 413 | 429 | 503>) {
+  const descriptions: Record<number, string> = {
+    400: "Invalid request (code `validation_failed`, `invalid_json` or a route-specific code)",
+    401: "Missing, unknown or revoked credentials (codes `missing_api_key`, `invalid_api_key`, `wrong_auth_scheme`)",
+    403: "The credentials lack a required permission (code `missing_permission`)",
+    404: "Not found, or not visible to the caller (code `not_found`)",
+    409: "Conflicts with the current state (route-specific code)",
+    413: "Body larger than the limit (code `payload_too_large`)",
+    410: "This API version has been removed (code `api_version_removed`)",
+    429: "Rate limited (code `rate_limited`, with `Retry-After`)",
+    503: "Not ready (codes `database_unreachable`, `migrations_pending`)",
+  };
+  return Object.fromEntries(
+    statuses.map((s) => [s, { description: descriptions[s]!, content: { "application/json": { schema: ErrorBodySchema } } }]),
+  );
+}

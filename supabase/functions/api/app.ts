@@ -1,0 +1,20 @@
+import { createBaseApp } from "../_shared/http/app.ts";
+import type { AppServices } from "../_shared/http/context.ts";
+import { registerDocs } from "./docs/handlers.ts";
+import { healthRouter } from "./health/handlers.ts";
+import { identityRouter } from "./identity/handlers.ts";
+import { versioningRouter } from "./versioning/handlers.ts";
+
+/** REST v3, auth/session, docs and operations routes. Runs under Deno and, in tests, under Node. */
+export function createApiApp(services: AppServices) {
+  const app = createBaseApp(services);
+  app.route("/", healthRouter);
+  app.route("/", versioningRouter);
+  app.route("/", identityRouter);
+  if (services.config.ENABLE_BENCH_ROUTES) {
+    // The baseline of scripts/bench: one `select 1` through the same pool, nothing else.
+    app.get("/bench/select-1", async (c) => c.json(await c.get("db").sql`select 1 as one`));
+  }
+  registerDocs(app, services.config.PUBLIC_API_ROOT);
+  return app;
+}

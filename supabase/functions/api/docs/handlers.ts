@@ -1,0 +1,52 @@
+import { Scalar } from "@scalar/hono-api-reference";
+import type { OpenAPIHono } from "@hono/zod-openapi";
+import type { AppEnv } from "../../_shared/http/context.ts";
+import { renderLlmsTxt } from "./llms-txt.ts";
+
+const AUTHENTICATION = [
+  "- REST v3 and /api/auth/get-session: header `x-api-key: <API_KEY>`. `Authorization: Bearer` is refused (401 `wrong_auth_scheme`).",
+  "- One key works for every endpoint. Keys carry permissions such as `checkout:create`, `checkout:retry`, `sponsorship:write`;",
+  "  a missing permission answers 403 `missing_permission`.",
+  "- App-backend functions (/functions/v1/...): `Authorization: Bearer <SESSION_TOKEN>` (app session JWT).",
+].join("\n");
+
+const ERRORS = [
+  'Every error has one body: `{ "error": true, "message", "code", "details"?, "timestamp", "request_id" }`.',
+  "Statuses: 400 validation (`validation_failed`, `invalid_json`), 401 credentials, 403 permission, 404 `not_found`,",
+  "405 `method_not_allowed`, 409 conflict, 410 `api_version_removed` (/api/v1, /api/v2), 413 `payload_too_large`,",
+  "429 `rate_limited` with Retry-After, 503 not ready.",
+].join("\n");
+
+const LIMITS = [
+  "- Request bodies: 1 MiB by default (BODY_LIMIT_BYTES).",
+  "- SIWE nonces: single use, 10 minutes.",
+].join("\n");
+
+const DESCRIPTION =
+  "REST API v3 of the token-gated events service: identity, events, hubs, venues, NFT checkout and the sponsored-gas ledger. " +
+  "Authenticate with the `x-api-key` header.";
+
+/** Adds the documentation routes; call after every documented route is registered. */
+export function registerDocs(app: OpenAPIHono<AppEnv>, publicApiRoot: string) {
+  app.openAPIRegistry.registerComponent("securitySchemes", "ApiKeyAuth", {
+    type: "apiKey",
+    in: "header",
+    name: "x-api-key",
+    description: "API key from the check-in dashboard or `npm run admin -- key create`.",
+  });
+  let document: ReturnType<typeof app.getOpenAPI31Document> | undefined;
+  let llmsTxt: string | undefined;
+  const openApiDocument = () =>
+    (document ??= app.getOpenAPI31Document({
+      openapi: "3.1.0",
+      info: { title: "Events, hubs, sponsorship and NFT checkout API", version: "3.0.0", description: DESCRIPTION },
+      servers: [{ url: publicApiRoot, description: "API root; REST v3 lives under /api/v3" }],
+    }));
+  const llms = () => (llmsTxt ??= renderLlmsTxt(openApiDocument(), { authentication: AUTHENTICATION, errors: ERRORS, limits: LIMITS }));
+
+  app.get("/api/v3/openapi", (c) => c.json(openApiDocument()));
+  app.get("/api/v3/docs/openapi.json", (c) => c.json(openApiDocument()));
+  app.get("/api/v3/docs", Scalar({ url: "/api/v3/openapi", pageTitle: "API v3 reference" }));
+  app.get("/llms.txt", (c) => c.text(llms()));
+  app.get("/api/llms.txt", (c) => c.text(llms()));
+}

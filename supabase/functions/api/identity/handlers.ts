@@ -1,0 +1,111 @@
+import type { RouteHandler } from "@hono/zod-openapi";
+import { getAddress, isAddress, verifyMessage } from "viem";
+import { generateSiweNonce, parseSiweMessage, type SiweMessage } from "viem/siwe";
+import { scopeOf } from "../../_shared/auth/principal.ts";
+import type { AppEnv } from "../../_shared/http/context.ts";
+import { ApiError } from "../../_shared/http/errors.ts";
+import { createRouter } from "../../_shared/http/app.ts";
+import * as routes from "./routes.ts";
+
+type Handler<R extends Parameters<typeof import("@hono/zod-openapi").createRoute>[0]> = RouteHandler<R, AppEnv>;
+
+interface CryptoAddressRow {
+  address: string;
+  chain_id: string;
+  connector: string;
+  created_at: Date;
+}
+
+export function toCryptoAddress(row: CryptoAddressRow) {
+  return {
+    address: row.address,
+    chainId: /^[0-9]+$/.test(row.chain_id) ? Number(row.chain_id) : row.chain_id,
+    connector: row.connector,
+    createdAt: row.created_at.toISOString(),
+  };
+}
+
+export const getSession: Handler<typeof routes.getSession> = (c) => {
+  return c.json({ user: { id: c.get("principal").userId } }, 200);
+};
+
+export const getMe: Handler<typeof routes.getMe> = async (c) => {
+  const principal = c.get("principal");
+  const [row] = await c.get("db").read(scopeOf(principal), (tx) => tx<{
+    id: string; email: string | null; username: string | null; display_name: string | null;
+    bio: string | null; avatar_url: string | null; created_at: Date; updated_at: Date;
+  }[]>`
+    select u.id, u.email, p.username, p.display_name, p.bio, p.avatar_url, u.created_at, p.updated_at
+    from core.users u join core.profiles p on p.user_id = u.id
+    where u.id = ${principal.userId}`);
+  if (!row) throw new ApiError(404, "not_found", "The key's owner has no profile.");
+  return c.json({
+    id: row.id,
+    email: row.email,
+    username: row.username,
+    displayName: row.display_name,
+    bio: row.bio,
+    avatarUrl: row.avatar_url,
+    createdAt: row.created_at.toISOString(),
+    updatedAt: row.updated_at.toISOString(),
+  }, 200);
+};
+
+export const listCryptoAddresses: Handler<typeof routes.listCryptoAddresses> = async (c) => {
+  const rows = await c.get("db").read(scopeOf(c.get("principal")), (tx) => tx<CryptoAddressRow[]>`
+    select address, chain_id, connector, created_at from core.crypto_addresses order by created_at, id`);
+  return c.json({ items: rows.map(toCryptoAddress) }, 200);
+};
+
+export const createSiweNonce: Handler<typeof routes.createSiweNonce> = async (c) => {
+  const nonce = generateSiweNonce();
+  const [row] = await c.get("db").read(scopeOf(c.get("principal")), (tx) => tx<{ expires_at: Date }[]>`
+    select core.issue_siwe_nonce(${nonce}) as expires_at`);
+  return c.json({ nonce, expiresAt: row!.expires_at.toISOString(), domains: c.get("config").SIWE_DOMAINS }, 201);
+};
+
+const siweInvalid = (message: string) => new ApiError(400, "siwe_message_invalid", message);
+
+/** Checks the parts of a SIWE message the server decides on; the signature is checked after. */
+function checkSiweMessage(message: Partial<SiweMessage>, allowedDomains: string[], now: Date): SiweMessage {
+  if (!message.address || !isAddress(message.address, { strict: false })) throw siweInvalid("The SIWE message has no valid address.");
+  if (!message.domain || !allowedDomains.includes(message.domain)) {
+    throw siweInvalid(`The SIWE message domain must be one of: ${allowedDomains.join(", ")}.`);
+  }
+  if (!message.nonce) throw siweInvalid("The SIWE message has no nonce.");
+  if (!message.chainId) throw siweInvalid("The SIWE message has no chain id.");
+  if (message.version !== "1") throw siweInvalid("The SIWE message version must be 1.");
+  if (message.expirationTime && now >= message.expirationTime) throw siweInvalid("The SIWE message has expired.");
+  if (message.notBefore && now < message.notBefore) throw siweInvalid("The SIWE message is not valid yet.");
+  return message as SiweMessage;
+}
+
+export const linkCryptoAddress: Handler<typeof routes.linkCryptoAddress> = async (c) => {
+  const body = c.req.valid("json");
+  const message = checkSiweMessage(parseSiweMessage(body.message), c.get("config").SIWE_DOMAINS, new Date());
+  const address = getAddress(message.address);
+  const signedByAddress = await verifyMessage({ address, message: body.message, signature: body.signature as `0x${string}` })
+    .catch(() => false);
+  if (!signedByAddress) throw new ApiError(400, "siwe_signature_invalid", "The signature was not made by the message's address.");
+  const [row] = await c.get("db").read(scopeOf(c.get("principal")), (tx) => tx<CryptoAddressRow[]>`
+    select address, chain_id, connector, created_at
+    from core.link_crypto_address(${message.nonce}, ${address}, ${String(message.chainId)}, ${body.connector})`);
+  return c.json(toCryptoAddress(row!), 201);
+};
+
+export const unlinkCryptoAddress: Handler<typeof routes.unlinkCryptoAddress> = async (c) => {
+  const { address } = c.req.valid("param");
+  const { chainId } = c.req.valid("query");
+  const removed = await c.get("db").read(scopeOf(c.get("principal")), (tx) => tx`
+    delete from core.crypto_addresses where chain_id = ${chainId} and lower(address) = lower(${address}) returning id`);
+  if (removed.length === 0) throw new ApiError(404, "not_found", "No such address is linked to this user on that chain.");
+  return c.body(null, 204);
+};
+
+export const identityRouter = createRouter()
+  .openapi(routes.getSession, getSession)
+  .openapi(routes.getMe, getMe)
+  .openapi(routes.listCryptoAddresses, listCryptoAddresses)
+  .openapi(routes.createSiweNonce, createSiweNonce)
+  .openapi(routes.linkCryptoAddress, linkCryptoAddress)
+  .openapi(routes.unlinkCryptoAddress, unlinkCryptoAddress);

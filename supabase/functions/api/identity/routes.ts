@@ -1,0 +1,156 @@
+import { createRoute, z } from "@hono/zod-openapi";
+import { requireApiKey } from "../../_shared/auth/middleware.ts";
+import { errorResponses } from "../../_shared/http/errors.ts";
+
+const ObjectId = z.string().regex(/^[0-9a-f]{24}$/).openapi({ example: "65f1c0a2b3d4e5f601234567" });
+
+export const SessionSchema = z
+  .object({
+    user: z.object({ id: ObjectId.openapi({ description: "The service's user id (24-hex ObjectID). Ids from your own system are not comparable with it." }) }),
+  })
+  .openapi("Session");
+
+export const ProfileSchema = z
+  .object({
+    id: ObjectId,
+    email: z.string().nullable(),
+    username: z.string().nullable(),
+    displayName: z.string().nullable(),
+    bio: z.string().nullable(),
+    avatarUrl: z.string().nullable(),
+    createdAt: z.string().openapi({ format: "date-time" }),
+    updatedAt: z.string().openapi({ format: "date-time" }),
+  })
+  .openapi("Profile");
+
+export const CryptoAddressSchema = z
+  .object({
+    address: z.string().openapi({ example: "0x71C7656EC7ab88b098defB751B7401B5f6d8976F" }),
+    chainId: z.union([z.number().int(), z.string()]).openapi({
+      description: "EVM chains: the numeric chain id. Other chains: a CAIP-2 style name such as `sui:mainnet`.",
+      example: 8453,
+    }),
+    connector: z.string().openapi({ example: "metamask" }),
+    createdAt: z.string().openapi({ format: "date-time" }),
+  })
+  .openapi("CryptoAddress");
+
+const apiKey = [{ ApiKeyAuth: [] }];
+
+export const getSession = createRoute({
+  method: "get",
+  path: "/api/auth/get-session",
+  tags: ["Identity"],
+  summary: "The user who owns the API key",
+  security: apiKey,
+  middleware: [requireApiKey] as const,
+  responses: {
+    200: { description: "The key owner's session", content: { "application/json": { schema: SessionSchema } } },
+    ...errorResponses(401),
+  },
+});
+
+export const getMe = createRoute({
+  method: "get",
+  path: "/api/v3/me",
+  tags: ["Identity"],
+  summary: "The authenticated user's profile",
+  security: apiKey,
+  middleware: [requireApiKey] as const,
+  responses: {
+    200: { description: "Profile", content: { "application/json": { schema: ProfileSchema } } },
+    ...errorResponses(401),
+  },
+});
+
+export const listCryptoAddresses = createRoute({
+  method: "get",
+  path: "/api/v3/me/crypto-addresses",
+  tags: ["Identity"],
+  summary: "Crypto addresses linked to the authenticated user",
+  description: "Every linked address, oldest first, as `{ items: [...] }`.",
+  security: apiKey,
+  middleware: [requireApiKey] as const,
+  responses: {
+    200: {
+      description: "Linked addresses",
+      content: { "application/json": { schema: z.object({ items: z.array(CryptoAddressSchema) }).openapi("CryptoAddressList") } },
+    },
+    ...errorResponses(401),
+  },
+});
+
+export const createSiweNonce = createRoute({
+  method: "post",
+  path: "/api/v3/me/crypto-addresses/nonce",
+  tags: ["Identity"],
+  summary: "Start linking a wallet: a single-use SIWE nonce",
+  description:
+    "Returns a nonce for an EIP-4361 (Sign-In with Ethereum) message. The nonce belongs to the key's owner, " +
+    "can be spent once and expires after 10 minutes. `domains` lists the message domains the service accepts.",
+  security: apiKey,
+  middleware: [requireApiKey] as const,
+  responses: {
+    201: {
+      description: "A fresh nonce",
+      content: {
+        "application/json": {
+          schema: z
+            .object({ nonce: z.string(), expiresAt: z.string().openapi({ format: "date-time" }), domains: z.array(z.string()) })
+            .openapi("SiweNonce"),
+        },
+      },
+    },
+    ...errorResponses(401),
+  },
+});
+
+export const linkCryptoAddress = createRoute({
+  method: "post",
+  path: "/api/v3/me/crypto-addresses",
+  tags: ["Identity"],
+  summary: "Link a wallet with a signed SIWE message",
+  description:
+    "Verifies an EIP-4361 message signed by the wallet: its domain must be one the service accepts, its nonce one " +
+    "issued to this user and not yet used, and it must be within its `notBefore`/`expirationTime` window. The address " +
+    "and chain come from the message. A wallet can be linked to one user per chain (409 `address_already_linked`).",
+  security: apiKey,
+  middleware: [requireApiKey] as const,
+  request: {
+    body: {
+      required: true,
+      content: {
+        "application/json": {
+          schema: z
+            .object({
+              message: z.string().min(1).max(4096).openapi({ description: "The EIP-4361 message exactly as signed" }),
+              signature: z.string().regex(/^0x[0-9a-fA-F]{130}$/).openapi({ description: "65-byte hex signature (EIP-191)" }),
+              connector: z.string().min(1).max(64).openapi({ example: "metamask" }),
+            })
+            .openapi("LinkCryptoAddressRequest"),
+        },
+      },
+    },
+  },
+  responses: {
+    201: { description: "The linked address", content: { "application/json": { schema: CryptoAddressSchema } } },
+    ...errorResponses(400, 401, 409),
+  },
+});
+
+export const unlinkCryptoAddress = createRoute({
+  method: "delete",
+  path: "/api/v3/me/crypto-addresses/{address}",
+  tags: ["Identity"],
+  summary: "Unlink a wallet",
+  security: apiKey,
+  middleware: [requireApiKey] as const,
+  request: {
+    params: z.object({ address: z.string().min(3).max(128) }),
+    query: z.object({ chainId: z.string().regex(/^([0-9]{1,20}|[a-z0-9]{3,8}:[a-zA-Z0-9-]{1,32})$/).openapi({ example: "8453" }) }),
+  },
+  responses: {
+    204: { description: "Unlinked" },
+    ...errorResponses(400, 401, 404),
+  },
+});

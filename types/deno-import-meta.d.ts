@@ -1,0 +1,4 @@
+// Deno sets import.meta.main for the entry module; under Node it is undefined (falsy).
+interface ImportMeta {
+  main?: boolean;
+}
