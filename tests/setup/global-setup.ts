@@ -1,0 +1,34 @@
+// Once per `vitest run`: the local cluster is up and a template database is migrated; every test
+// file clones it (tests/setup/test-context.ts), so suites run in parallel on databases of their own.
+import postgres from "postgres";
+import type { TestProject } from "vitest/node";
+import { LOCAL_DATABASE_URL, startCluster } from "../../scripts/lib/local-postgres.ts";
+import { migrate } from "../../scripts/lib/migrations.ts";
+
+declare module "vitest" {
+  export interface ProvidedContext {
+    templateDatabase: string;
+    serverUrl: string;
+  }
+}
+
+
+function databaseUrl(name: string): string {
+  const url = new URL(process.env.TEST_DATABASE_URL ?? LOCAL_DATABASE_URL);
+  url.pathname = `/${name}`;
+  return url.toString();
+}
+
+export default async function setup(project: TestProject) {
+  if (!process.env.TEST_DATABASE_URL) startCluster();
+  const template = `test_template_${process.pid}_${Date.now()}`;
+  const admin = postgres(databaseUrl("postgres"), { max: 1, onnotice: () => {} });
+  await admin.unsafe(`create database ${template}`);
+  await migrate(databaseUrl(template));
+  project.provide("templateDatabase", template);
+  project.provide("serverUrl", databaseUrl("postgres"));
+  return async () => {
+    await admin.unsafe(`drop database if exists ${template} with (force)`);
+    await admin.end();
+  };
+}

@@ -1,0 +1,100 @@
+// A test file's own database (cloned from the migrated template), the API app on it, and fixtures.
+import { randomBytes } from "node:crypto";
+import postgres from "postgres";
+import { inject } from "vitest";
+import { createApiApp } from "../../supabase/functions/api/app.ts";
+import { loadConfig, type Config } from "../../supabase/functions/_shared/config.ts";
+import { connect, Database } from "../../supabase/functions/_shared/db/database.ts";
+import type { Environment } from "../../supabase/functions/_shared/platform/runtime.ts";
+import { createApiKey, createUser, parsePermissions } from "../../scripts/lib/admin-operations.ts";
+
+export const TEST_JWT_SECRET = "test-jwt-secret-that-is-long-enough-0123456789";
+
+export function databaseUrl(name: string): string {
+  const url = new URL(inject("serverUrl"));
+  url.pathname = `/${name}`;
+  return url.toString();
+}
+
+/** Creates a database from the migrated template; returns its URL and a function that drops it. */
+export async function cloneTemplateDatabase(): Promise<{ url: string; name: string; drop: () => Promise<void> }> {
+  const name = `test_${randomBytes(6).toString("hex")}`;
+  const server = postgres(inject("serverUrl"), { max: 1, onnotice: () => {} });
+  await server.unsafe(`create database ${name} template ${inject("templateDatabase")}`);
+  await server.end();
+  return {
+    name,
+    url: databaseUrl(name),
+    drop: async () => {
+      const s = postgres(inject("serverUrl"), { max: 1, onnotice: () => {} });
+      await s.unsafe(`drop database if exists ${name} with (force)`);
+      await s.end();
+    },
+  };
+}
+
+export interface UserWithKey {
+  id: string;
+  authUserId: string;
+  key: string;
+  keyId: string;
+  keyPrefix: string;
+}
+
+export interface TestContext {
+  url: string;
+  config: Config;
+  db: Database;
+  /** The database owner, for arranging and inspecting state behind the API's back. */
+  owner: postgres.Sql;
+  app: ReturnType<typeof createApiApp>;
+  /** Calls the app in-process; `key` becomes the x-api-key header, `json` the body. */
+  call(path: string, init?: RequestInit & { key?: string; json?: unknown }): Promise<Response>;
+  userWithKey(permissions?: string[], profile?: { email?: string; username?: string }): Promise<UserWithKey>;
+  close(): Promise<void>;
+}
+
+export async function createTestContext(env: Environment = {}): Promise<TestContext> {
+  const database = await cloneTemplateDatabase();
+  const config = loadConfig({ DATABASE_URL: database.url, APP_ENV: "test", JWT_SECRET: TEST_JWT_SECRET, DB_POOL_MAX: "5", ...env });
+  const db = new Database(connect(config.DATABASE_URL, { max: config.DB_POOL_MAX, prepare: true }));
+  const owner = postgres(database.url, { max: 2, onnotice: () => {} });
+  const app = createApiApp({ config, db });
+  return {
+    url: database.url,
+    config,
+    db,
+    owner,
+    app,
+    async call(path, init = {}) {
+      const { key, json, ...rest } = init;
+      const headers = new Headers(rest.headers);
+      if (key) headers.set("x-api-key", key);
+      if (json !== undefined) headers.set("content-type", "application/json");
+      return app.request(path, { ...rest, headers, body: json === undefined ? rest.body : JSON.stringify(json) });
+    },
+    async userWithKey(permissions = [], profile = {}) {
+      const user = await createUser(db, profile);
+      const key = await createApiKey(db, { userId: user.id, name: "test key", permissions: parsePermissions(permissions) });
+      return { id: user.id, authUserId: user.authUserId, key: key.key, keyId: key.id, keyPrefix: key.prefix };
+    },
+    async close() {
+      await db.close();
+      await owner.end();
+      await database.drop();
+    },
+  };
+}
+
+/** Asserts the one error body and returns it. */
+export async function expectErrorBody(response: Response, status: number, code: string) {
+  const body = await response.json();
+  if (response.status !== status || body.code !== code) {
+    throw new Error(`expected ${status} ${code}, got ${response.status} ${JSON.stringify(body)}`);
+  }
+  for (const field of ["message", "timestamp", "request_id"]) {
+    if (typeof body[field] !== "string") throw new Error(`error body lacks ${field}: ${JSON.stringify(body)}`);
+  }
+  if (body.error !== true) throw new Error(`error body has error=${body.error}`);
+  return body;
+}
