@@ -21,6 +21,10 @@ async function main(command: string | undefined) {
       await prepareDatabase({ seed: true });
       console.log(`PostgreSQL ready: ${process.env.DATABASE_URL ? "DATABASE_URL" : LOCAL_DATABASE_URL}`);
       return;
+    case "ensure":
+      // npm test: packages installed and the cluster running; tests make their own databases.
+      if (!process.env.DATABASE_URL) startCluster();
+      return;
     case "migrate":
       await prepareDatabase({ seed: false });
       return;
@@ -43,7 +47,7 @@ async function main(command: string | undefined) {
       return;
     }
     default:
-      throw new Error("usage: db.ts start|stop|reset|migrate|status");
+      throw new Error("usage: db.ts start|stop|reset|migrate|status|ensure");
   }
 }
 

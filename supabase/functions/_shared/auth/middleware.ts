@@ -1,6 +1,8 @@
 import { createMiddleware } from "hono/factory";
 import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify, type JWTVerifyGetKey } from "jose";
+import postgres from "postgres";
 import type { Config } from "../config.ts";
+import type { Database } from "../db/database.ts";
 import { ApiError } from "../http/errors.ts";
 import type { AppEnv } from "../http/context.ts";
 import { hashApiKey, looksLikeApiKey } from "./api-keys.ts";
@@ -54,7 +56,8 @@ function sessionVerifier(config: Config) {
   if (verify) return verify;
   const secret = config.JWT_SECRET ? new TextEncoder().encode(config.JWT_SECRET) : undefined;
   const jwks: JWTVerifyGetKey | undefined = config.JWT_JWKS_URL ? createRemoteJWKSet(new URL(config.JWT_JWKS_URL)) : undefined;
-  const options = { issuer: config.JWT_ISSUER, audience: config.JWT_AUDIENCE };
+  // Session tokens must expire: a token without `exp` would be valid forever.
+  const options = { issuer: config.JWT_ISSUER, audience: config.JWT_AUDIENCE, requiredClaims: ["exp", "sub"] };
   verify = async (token: string) => {
     // HS256 tokens are checked with the shared secret, asymmetric ones against the JWKS.
     const { alg } = decodeProtectedHeader(token);
@@ -83,7 +86,27 @@ export const requireSession = createMiddleware<AppEnv>(async (c, next) => {
     throw new ApiError(401, "invalid_session", "The session token does not name an authenticated user.");
   }
   const email = typeof claims.email === "string" ? claims.email : null;
-  const [row] = await c.get("db").sql<{ id: string }[]>`select core.user_for_auth_user(${sub}::uuid, ${email}) as id`;
-  c.set("principal", { kind: "session", userId: row!.id, authUserId: sub, claims });
+  const userId = await userForAuthUser(c.get("db"), sub, email);
+  c.set("principal", { kind: "session", userId, authUserId: sub, claims });
   await next();
 });
+
+// The database refuses an email that another user already has (23505), that fails its format
+// check (23514) or that holds a NUL (22021).
+const REFUSED_EMAIL = new Set(["23505", "23514", "22021"]);
+
+/**
+ * The service user of a session's auth user, provisioned on first sight with the token's email.
+ * An email the database refuses must not lock the session out (every request would fail), and
+ * must never link the session to the user who has that email: the user is provisioned without it.
+ */
+async function userForAuthUser(db: Database, sub: string, email: string | null): Promise<string> {
+  try {
+    const [row] = await db.sql<{ id: string }[]>`select core.user_for_auth_user(${sub}::uuid, ${email}) as id`;
+    return row!.id;
+  } catch (error) {
+    if (email === null || !(error instanceof postgres.PostgresError) || !REFUSED_EMAIL.has(error.code)) throw error;
+    const [row] = await db.sql<{ id: string }[]>`select core.user_for_auth_user(${sub}::uuid, null) as id`;
+    return row!.id;
+  }
+}

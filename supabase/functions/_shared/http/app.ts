@@ -26,6 +26,8 @@ const STATUS_CODES: Partial<Record<number, string>> = {
   403: "forbidden",
   404: "not_found",
   413: "payload_too_large",
+  // A required JSON body sent with another Content-Type (zod-openapi's check).
+  415: "unsupported_media_type",
   429: "rate_limited",
 };
 
@@ -73,7 +75,7 @@ export function createBaseApp(services: AppServices) {
   app.notFound((c) => errorResponse(c, new ApiError(404, "not_found", `No route for ${c.req.method} ${c.req.path}.`)));
   app.onError((error, c) => {
     const apiError = toApiError(error);
-    if (apiError.status >= 500) {
+    if (apiError.status >= 500 && !(error instanceof ApiError)) {
       // Never the request's headers or body: they may carry keys and secrets.
       console.error(`[${c.get("requestId")}] ${c.req.method} ${c.req.path} failed:`, error);
     }

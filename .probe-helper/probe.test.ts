@@ -1,0 +1,28 @@
+import { it } from "vitest";
+import { SignJWT } from "jose";
+import { randomUUID } from "node:crypto";
+import { createTestContext, TEST_JWT_SECRET } from "../tests/setup/test-context.ts";
+import { createBaseApp } from "../supabase/functions/_shared/http/app.ts";
+import { requireSession } from "../supabase/functions/_shared/auth/middleware.ts";
+import { newWallet, issueNonce, siweMessage, link } from "../tests/identity/siwe-fixtures.ts";
+it("probe", async () => {
+  const t = await createTestContext();
+  const show = async (label: string, r: Response) => console.log(label, r.status, await r.text());
+  const u = await t.userWithKey([], { email: "taken@example.com" });
+  const w = newWallet();
+  let m = siweMessage(w, await issueNonce(t, u.key));
+  await show("connector nul", await link(t, u.key, { message: m, signature: await w.signMessage({ message: m }), connector: "meta\u0000mask" }));
+  m = siweMessage(w, await issueNonce(t, u.key), { statement: "hi\u0000there" });
+  await show("statement nul", await link(t, u.key, { message: m, signature: await w.signMessage({ message: m }) }));
+  const app = createBaseApp({ config: t.config, db: t.db });
+  app.get("/whoami", requireSession, (c) => c.json({ userId: c.get("principal").userId }));
+  const secret = new TextEncoder().encode(TEST_JWT_SECRET);
+  const tok = (claims: Record<string, unknown>) => new SignJWT({ role: "authenticated", ...claims }).setProtectedHeader({ alg: "HS256" }).setSubject(randomUUID()).setAudience("authenticated").sign(secret);
+  const who = async (label: string, token: string) => show(label, await app.request("/whoami", { headers: { authorization: `Bearer ${token}` } }));
+  await who("no exp", await tok({}));
+  await who("email taken", await tok({ email: "taken@example.com" }));
+  await who("email TAKEN", await tok({ email: "TAKEN@example.com" }));
+  await who("email bad", await tok({ email: "not an email" }));
+  await who("email nul", await tok({ email: "a\u0000b@x.y" }));
+  await t.close();
+});

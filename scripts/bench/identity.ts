@@ -1,0 +1,61 @@
+// Issue 2's figures: GET /api/v3/me against `select 1` through the same pool, on the Deno gateway,
+// 50 connections from wrk; and how fast `npm start` is ready.
+import postgres from "postgres";
+import { connect, Database } from "../../supabase/functions/_shared/db/database.ts";
+import { createApiKey, createUser } from "../lib/admin-operations.ts";
+import { startGatewayProcess } from "../lib/gateway-process.ts";
+import { LOCAL_DATABASE_URL, startCluster } from "../lib/local-postgres.ts";
+import { migrate } from "../lib/migrations.ts";
+import { ensureWrk, formatTable, type LoadResult, runWrk } from "./wrk.ts";
+
+export async function benchIdentity(options: { seconds: number }) {
+  ensureWrk();
+  startCluster();
+  const server = postgres(LOCAL_DATABASE_URL, { max: 1, onnotice: () => {} });
+  await server.unsafe("drop database if exists bench_identity with (force)");
+  await server.unsafe("create database bench_identity");
+  await server.end();
+  const url = new URL(LOCAL_DATABASE_URL);
+  url.pathname = "/bench_identity";
+  await migrate(url.toString());
+
+  const db = new Database(connect(url.toString(), { max: 1, prepare: true }));
+  const user = await createUser(db, { email: "bench@example.com" });
+  const { key } = await createApiKey(db, { userId: user.id, name: "bench", permissions: {} });
+  await db.close();
+
+  const startup = await measureStartup();
+  const gateway = await startGatewayProcess({ DATABASE_URL: url.toString(), ENABLE_BENCH_ROUTES: "true" });
+  try {
+    const load = { connections: 50, seconds: options.seconds };
+    runWrk("warm-up", `${gateway.url}/api/v3/me`, { ...load, seconds: 2, headers: { "x-api-key": key } });
+    const rows: LoadResult[] = [
+      runWrk("GET /health (no database)", `${gateway.url}/health`, load),
+      runWrk("GET /bench/select-1", `${gateway.url}/bench/select-1`, load),
+      runWrk("GET /api/v3/me", `${gateway.url}/api/v3/me`, { ...load, headers: { "x-api-key": key } }),
+    ];
+    const ratio = rows[2]!.requestsPerSecond / rows[1]!.requestsPerSecond;
+    console.log(formatTable(rows));
+    console.log(`\n/me ÷ select-1 throughput: ${(ratio * 100).toFixed(0)}% (target ≥ 50%)`);
+    console.log(`npm start ready (cluster stopped → serving): ${startup.coldMs} ms; (cluster running): ${startup.warmMs} ms (target < 5000 ms)`);
+    return { rows, ratio, startup };
+  } finally {
+    await gateway.stop("SIGKILL");
+  }
+}
+
+/** From spawning `npm start`'s entry to its ready banner, with the local cluster stopped and running. */
+async function measureStartup() {
+  const { stopCluster } = await import("../lib/local-postgres.ts");
+  const timeOnce = async () => {
+    const started = performance.now();
+    const gateway = await startGatewayProcess({});
+    const ms = Math.round(performance.now() - started);
+    await gateway.stop("SIGINT");
+    return ms;
+  };
+  stopCluster();
+  const coldMs = await timeOnce();
+  const warmMs = await timeOnce();
+  return { coldMs, warmMs };
+}

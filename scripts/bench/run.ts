@@ -1,0 +1,21 @@
+// npm run bench [-- identity] [--seconds N]: run on demand; figures go to README.md and issue notes.
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { parseArgs } from "node:util";
+import { REPO_ROOT } from "../lib/local-postgres.ts";
+import { benchIdentity } from "./identity.ts";
+
+const suites: Record<string, (o: { seconds: number }) => Promise<unknown>> = { identity: benchIdentity };
+
+const { values, positionals } = parseArgs({ options: { seconds: { type: "string", default: "10" } }, allowPositionals: true });
+const names = positionals.length ? positionals : Object.keys(suites);
+const results: Record<string, unknown> = {};
+for (const name of names) {
+  const suite = suites[name];
+  if (!suite) throw new Error(`unknown bench ${name}; known: ${Object.keys(suites).join(", ")}`);
+  console.log(`\n## ${name}\n`);
+  results[name] = await suite({ seconds: Number(values.seconds) });
+}
+mkdirSync(join(REPO_ROOT, ".local", "bench"), { recursive: true });
+writeFileSync(join(REPO_ROOT, ".local", "bench", "results.json"), JSON.stringify({ at: new Date().toISOString(), results }, null, 2));
+process.exit(0);

@@ -1,0 +1,45 @@
+// Load from a second process: wrk (Debian package), parsed into numbers.
+import { execFileSync } from "node:child_process";
+import { ensurePackages } from "../lib/local-postgres.ts";
+
+export interface LoadResult {
+  name: string;
+  connections: number;
+  seconds: number;
+  requestsPerSecond: number;
+  p50Ms: number;
+  p99Ms: number;
+  non2xx: number;
+}
+
+const toMs = (value: string, unit: string) => Number(value) * ({ us: 0.001, ms: 1, s: 1000 }[unit] ?? NaN);
+
+export function ensureWrk() {
+  ensurePackages([{ name: "wrk", proof: "/usr/bin/wrk" }]);
+}
+
+export function runWrk(name: string, url: string, options: { connections: number; seconds: number; headers?: Record<string, string> }): LoadResult {
+  const args = ["-t", "1", "-c", String(options.connections), "-d", `${options.seconds}s`, "--latency"];
+  for (const [k, v] of Object.entries(options.headers ?? {})) args.push("-H", `${k}: ${v}`);
+  const out = execFileSync("wrk", [...args, url], { encoding: "utf8" });
+  const rps = /Requests\/sec:\s+([\d.]+)/.exec(out);
+  const p50 = /\s50%\s+([\d.]+)(us|ms|s)/.exec(out);
+  const p99 = /\s99%\s+([\d.]+)(us|ms|s)/.exec(out);
+  const non2xx = /Non-2xx or 3xx responses:\s+(\d+)/.exec(out);
+  if (!rps || !p50 || !p99) throw new Error(`could not parse wrk output:\n${out}`);
+  return {
+    name,
+    connections: options.connections,
+    seconds: options.seconds,
+    requestsPerSecond: Math.round(Number(rps[1])),
+    p50Ms: toMs(p50[1]!, p50[2]!),
+    p99Ms: toMs(p99[1]!, p99[2]!),
+    non2xx: Number(non2xx?.[1] ?? 0),
+  };
+}
+
+export function formatTable(rows: LoadResult[]): string {
+  const lines = ["| route | conns | req/s | p50 ms | p99 ms | non-2xx |", "|---|---|---|---|---|---|"];
+  for (const r of rows) lines.push(`| ${r.name} | ${r.connections} | ${r.requestsPerSecond} | ${r.p50Ms.toFixed(2)} | ${r.p99Ms.toFixed(2)} | ${r.non2xx} |`);
+  return lines.join("\n");
+}

@@ -1,0 +1,150 @@
+-- Fixtures for the pgTAP suite (tests/db), loaded by scripts/pgtap.ts into its own database after
+-- the migrations. Modelled on basejump's supabase-test-helpers: everything lives in a `tests`
+-- schema that the RLS guard skips, and authentication is the gateway's own convention
+-- (`set local role` plus `request.jwt.claims`), so the policies under test are the real ones.
+--
+-- Tests run inside `begin; ... rollback;`, so every fixture and every role switch is undone.
+
+-- ============================================================================================
+-- Schema: callable by the roles tests switch to, never by PUBLIC
+-- ============================================================================================
+create schema if not exists tests;
+revoke all on schema tests from public;
+grant usage on schema tests to anon, authenticated, service_role;
+
+-- ============================================================================================
+-- Users
+-- ============================================================================================
+
+-- A service user (and, through the trigger, its profile), inserted as the database owner.
+create or replace function tests.create_user(p_email text default null)
+  returns core.object_id
+  language sql volatile security definer
+  set search_path = ''
+  as $$
+    insert into core.users (email) values (p_email) returning id
+  $$;
+
+-- The auth user (the JWT `sub`) behind a service user; raises when there is no such user.
+create or replace function tests.auth_user_id_of(p_user_id core.object_id)
+  returns uuid
+  language plpgsql stable security definer
+  set search_path = ''
+  as $$
+  declare
+    v_auth_user_id uuid;
+  begin
+    select auth_user_id into v_auth_user_id from core.users where id = p_user_id;
+    if v_auth_user_id is null then
+      raise exception 'tests: no user with id %', p_user_id;
+    end if;
+    return v_auth_user_id;
+  end
+  $$;
+
+-- ============================================================================================
+-- Authentication: what the gateway does per request. Not security definer: `set role` is not
+-- allowed inside one, and the role must outlive the call (until the test's rollback).
+-- ============================================================================================
+
+-- Runs what follows as `authenticated` with the claims of a session for that user.
+create or replace function tests.authenticate_as(p_user_id core.object_id)
+  returns void
+  language plpgsql volatile
+  set search_path = ''
+  as $$
+  declare
+    -- Looked up before switching: as `authenticated` only one's own user row is visible.
+    v_sub uuid := tests.auth_user_id_of(p_user_id);
+  begin
+    set local role authenticated;
+    perform set_config(
+      'request.jwt.claims',
+      json_build_object('sub', v_sub, 'role', 'authenticated', 'aud', 'authenticated')::text,
+      true
+    );
+  end
+  $$;
+
+-- Runs what follows as `anon`: a request without credentials.
+create or replace function tests.authenticate_as_anon()
+  returns void
+  language plpgsql volatile
+  set search_path = ''
+  as $$
+  begin
+    set local role anon;
+    perform set_config('request.jwt.claims', json_build_object('role', 'anon')::text, true);
+  end
+  $$;
+
+-- Runs what follows as `service_role`: privileged jobs and the operator CLI.
+create or replace function tests.authenticate_as_service_role()
+  returns void
+  language plpgsql volatile
+  set search_path = ''
+  as $$
+  begin
+    set local role service_role;
+    perform set_config('request.jwt.claims', json_build_object('role', 'service_role')::text, true);
+  end
+  $$;
+
+-- Back to the database owner with no claims, for arranging and inspecting state.
+create or replace function tests.clear_authentication()
+  returns void
+  language plpgsql volatile
+  set search_path = ''
+  as $$
+  begin
+    set local role none;
+    perform set_config('request.jwt.claims', '', true);
+  end
+  $$;
+
+-- ============================================================================================
+-- API keys and addresses, arranged as the operator would (the admin CLI runs as service_role)
+-- ============================================================================================
+
+-- What the gateway looks a presented key up by: SHA-256 of its UTF-8 text.
+create or replace function tests.api_key_hash(p_key text)
+  returns bytea
+  language sql immutable
+  set search_path = ''
+  as $$
+    select pg_catalog.sha256(pg_catalog.convert_to(p_key, 'UTF8'))
+  $$;
+
+-- Stores a key given in full (`sk_<8 chars>_<secret>`); returns its id.
+create or replace function tests.create_api_key(
+  p_owner_id    core.object_id,
+  p_key         text,
+  p_name        text default 'test key',
+  p_permissions jsonb default '{}'
+)
+  returns core.object_id
+  language sql volatile security definer
+  set search_path = ''
+  as $$
+    insert into core.api_keys (owner_id, name, prefix, key_hash, permissions)
+    values (p_owner_id, p_name, substr(p_key, 1, 11), tests.api_key_hash(p_key), p_permissions)
+    returning id
+  $$;
+
+-- Links an address the way an operator does (no SIWE nonce); returns its id.
+create or replace function tests.link_address(
+  p_user_id  core.object_id,
+  p_address  text,
+  p_chain_id text default '1'
+)
+  returns core.object_id
+  language sql volatile security definer
+  set search_path = ''
+  as $$
+    insert into core.crypto_addresses (user_id, address, chain_id, connector, verified_by)
+    values (p_user_id, p_address, p_chain_id, 'injected', 'operator')
+    returning id
+  $$;
+
+revoke execute on all functions in schema tests from public;
+grant execute on all functions in schema tests to anon, authenticated, service_role;

@@ -1,0 +1,56 @@
+import { validate } from "@readme/openapi-parser";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createTestContext, type TestContext } from "../setup/test-context.ts";
+
+let t: TestContext;
+beforeAll(async () => {
+  t = await createTestContext();
+});
+afterAll(() => t.close());
+
+const operations = (doc: any) =>
+  Object.entries<any>(doc.paths).flatMap(([path, item]) =>
+    Object.entries<any>(item).map(([method, op]) => ({ path, method, op })));
+
+describe("API documentation", () => {
+  it("serves one valid OpenAPI 3.1 document at both published paths", async () => {
+    const a = await (await t.call("/api/v3/openapi")).json();
+    const b = await (await t.call("/api/v3/docs/openapi.json")).json();
+    expect(a).toEqual(b);
+    expect(a.openapi).toBe("3.1.0");
+    const result = await validate(structuredClone(a));
+    expect(result.errors ?? []).toEqual([]);
+    expect(result.valid).toBe(true);
+  });
+
+  it("documents the x-api-key scheme on every authenticated operation, with the error body", async () => {
+    const doc = await (await t.call("/api/v3/openapi")).json();
+    expect(doc.components.securitySchemes.ApiKeyAuth).toMatchObject({ type: "apiKey", in: "header", name: "x-api-key" });
+    const authenticated = operations(doc).filter(({ path }) => path.startsWith("/api/v3/") || path.startsWith("/api/auth/"));
+    expect(authenticated.length).toBeGreaterThan(0);
+    for (const { path, method, op } of authenticated) {
+      expect(op.security, `${method} ${path}`).toEqual([{ ApiKeyAuth: [] }]);
+      expect(op.responses["401"]?.content["application/json"].schema.$ref, `${method} ${path}`).toBe("#/components/schemas/Error");
+    }
+    expect(doc.components.schemas.Error.required).toEqual(expect.arrayContaining(["error", "message", "code", "timestamp", "request_id"]));
+  });
+
+  it("generates /llms.txt from the same description", async () => {
+    const doc = await (await t.call("/api/v3/openapi")).json();
+    const response = await t.call("/llms.txt");
+    expect(response.status).toBe(200);
+    const text = await response.text();
+    for (const { path, method } of operations(doc)) expect(text).toContain(`### ${method.toUpperCase()} ${path}`);
+    expect(text).toContain("x-api-key");
+    expect(text).toMatch(/## Errors[\s\S]*request_id/);
+    expect(text).toContain("## Limits");
+    expect(await (await t.call("/api/llms.txt")).text()).toBe(text);
+  });
+
+  it("serves the interactive reference pointing at the OpenAPI document", async () => {
+    const response = await t.call("/api/v3/docs");
+    expect(response.status).toBe(200);
+    expect(response.headers.get("content-type")).toContain("text/html");
+    expect(await response.text()).toContain("/api/v3/openapi");
+  });
+});

@@ -1,0 +1,55 @@
+// The real Deno gateway, started the way `npm start` starts it, called over HTTP.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startGatewayProcess, type GatewayProcess } from "../../scripts/lib/gateway-process.ts";
+import { createTestContext, expectErrorBody, type TestContext, type UserWithKey } from "../setup/test-context.ts";
+
+let t: TestContext;
+let gateway: GatewayProcess;
+let user: UserWithKey;
+
+beforeAll(async () => {
+  t = await createTestContext();
+  user = await t.userWithKey();
+  gateway = await startGatewayProcess({ DATABASE_URL: t.url });
+});
+afterAll(async () => {
+  await gateway?.stop("SIGKILL");
+  await t.close();
+});
+
+describe("npm start's gateway over HTTP", () => {
+  it("prints the API base and the docs URL", () => {
+    expect(gateway.output()).toContain(`API base      ${gateway.url}/api/v3`);
+    expect(gateway.output()).toContain(`Docs          ${gateway.url}/api/v3/docs`);
+  });
+
+  it("serves REST v3 at /api/v3 and at the Supabase function path", async () => {
+    for (const path of ["/api/v3/me", "/functions/v1/api/v3/me"]) {
+      const response = await fetch(gateway.url + path, { headers: { "x-api-key": user.key } });
+      expect(response.status, path).toBe(200);
+      expect((await response.json()).id).toBe(user.id);
+    }
+  });
+
+  it("answers errors with the error body and a request id header", async () => {
+    const response = await fetch(`${gateway.url}/api/v3/me`);
+    const body = await expectErrorBody(response, 401, "missing_api_key");
+    expect(response.headers.get("x-request-id")).toBe(body.request_id);
+    await expectErrorBody(await fetch(`${gateway.url}/api/v2/hubs`), 410, "api_version_removed");
+  });
+
+  it("is ready and documented", async () => {
+    expect((await fetch(`${gateway.url}/ready`)).status).toBe(200);
+    expect((await fetch(`${gateway.url}/api/v3/openapi`)).status).toBe(200);
+    expect(await (await fetch(`${gateway.url}/llms.txt`)).text()).toContain("GET /api/v3/me");
+  });
+});
+
+describe("stopping", () => {
+  it("stops cleanly on Ctrl-C (SIGINT)", async () => {
+    const second = await startGatewayProcess({ DATABASE_URL: t.url });
+    expect((await fetch(`${second.url}/health`)).status).toBe(200);
+    expect(await second.stop("SIGINT")).toBe(0);
+    await expect(fetch(`${second.url}/health`)).rejects.toThrow();
+  });
+});
