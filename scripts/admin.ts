@@ -311,7 +311,9 @@ async function main(argv: string[]): Promise<number> {
 
   let db: Database | undefined;
   try {
-    const url = await prepareDatabase({ seed: false });
+    // The local cluster is started and migrated on demand; an external DATABASE_URL is used as it is
+    // (migrating it is `npm run db:migrate`'s job, never a side effect of an admin command).
+    const url = process.env.DATABASE_URL ?? (await prepareDatabase({ seed: false }));
     db = new Database(connect(url, { max: 1, prepare: true }));
     const output = await run(db);
     console.log(json ? JSON.stringify(output.json, null, 2) : output.lines.join("\n"));

@@ -92,12 +92,12 @@ async function main(): Promise<number> {
     await admin.unsafe(`drop database if exists ${name} with (force)`);
   };
   // Ctrl-C or a killed job must not leave the database behind.
-  const onSignal = (signal: NodeJS.Signals) => {
+  const onSignal = (signal: "SIGINT" | "SIGTERM") => {
     log(`${signal}: dropping ${name}`);
-    dropDatabase().finally(() => process.exit(130));
+    dropDatabase().finally(() => process.exit(signal === "SIGINT" ? 130 : 143));
   };
-  process.on("SIGINT", onSignal);
-  process.on("SIGTERM", onSignal);
+  process.on("SIGINT", () => onSignal("SIGINT"));
+  process.on("SIGTERM", () => onSignal("SIGTERM"));
 
   try {
     await admin.unsafe(`create database ${name}`);

@@ -40,8 +40,10 @@ export function ensurePackages(extra: Array<{ name: string; proof: string }> = [
   }
   log(`installing ${names.join(" ")}`);
   const env = { ...process.env, DEBIAN_FRONTEND: "noninteractive" };
-  execFileSync("apt-get", ["update", "-qq"], { stdio: "inherit", env });
-  execFileSync("apt-get", ["install", "-y", "-qq", "--no-install-recommends", ...names], { stdio: "inherit", env });
+  // apt's output goes to stderr: stdout belongs to the caller (`admin --json`).
+  const stdio: ["ignore", number, number] = ["ignore", 2, 2];
+  execFileSync("apt-get", ["update", "-qq"], { stdio, env });
+  execFileSync("apt-get", ["install", "-y", "-qq", "--no-install-recommends", ...names], { stdio, env });
 }
 
 /**

@@ -11,7 +11,8 @@ create schema core;
 revoke all on schema core from public;
 grant usage on schema core to authenticated, service_role;
 
-alter default privileges in schema core revoke execute on functions from public;
+-- A per-schema default cannot take away PUBLIC's global EXECUTE on functions; the end of this
+-- file revokes it from every function in the schema, and grants stay explicit.
 alter default privileges in schema core revoke all on tables from public;
 
 -- ============================================================================================
@@ -54,9 +55,10 @@ create table core.users (
   -- The auth user (uuid) that session JWTs carry in `sub`. Users made by the admin CLI get a fresh
   -- one, so API-key requests and session requests share one RLS rule: auth.uid().
   auth_user_id uuid not null unique default gen_random_uuid(),
-  email        text unique check (email is null or email ~ '^[^@\s]+@[^@\s]+$'),
+  email        text check (email is null or email ~ '^[^@\s]+@[^@\s]+$'),
   created_at   timestamptz not null default now()
 );
+create unique index users_email_key on core.users (lower(email));
 
 create table core.profiles (
   user_id      core.object_id primary key references core.users (id) on delete cascade,
@@ -179,14 +181,14 @@ alter table core.siwe_nonces enable row level security;
 -- No policies and no grants for authenticated: only the functions below touch nonces.
 grant select, insert, delete on core.siwe_nonces to service_role;
 
-create function core.issue_siwe_nonce(p_nonce text, p_ttl interval default interval '10 minutes')
+create function core.issue_siwe_nonce(p_nonce text)
   returns timestamptz
   language plpgsql volatile security definer
   set search_path = ''
   as $$
   declare
     v_user core.object_id := core.current_user_id();
-    v_expires_at timestamptz := now() + p_ttl;
+    v_expires_at timestamptz := now() + interval '10 minutes';
   begin
     if v_user is null then
       raise exception 'no authenticated user' using errcode = 'PT401', hint = 'unauthenticated';
@@ -197,7 +199,7 @@ create function core.issue_siwe_nonce(p_nonce text, p_ttl interval default inter
     return v_expires_at;
   end
   $$;
-grant execute on function core.issue_siwe_nonce(text, interval) to authenticated;
+grant execute on function core.issue_siwe_nonce(text) to authenticated;
 
 -- Spends the nonce and links the address in one statement, after the gateway verified the
 -- signature: a nonce that is unknown, expired, spent or another user's links nothing.
@@ -302,3 +304,10 @@ create function core.authenticate_api_key(p_key_hash bytea)
   end
   $$;
 grant execute on function core.authenticate_api_key(bytea) to service_role;
+
+-- ============================================================================================
+-- Deny by default: nothing in core is executable unless granted above
+-- ============================================================================================
+revoke execute on all functions in schema core from public;
+-- CHECK constraints run with the writer's privileges.
+grant execute on function core.is_valid_permissions(jsonb) to authenticated, service_role;

@@ -53,6 +53,16 @@ describe("request bodies", () => {
     await expectErrorBody(response, 400, "invalid_json");
   });
 
+  it("a JSON body sent as another Content-Type answers 415 unsupported_media_type", async () => {
+    const response = await t.call("/api/v3/me/crypto-addresses", {
+      method: "POST",
+      key: user.key,
+      headers: { "content-type": "text/plain" },
+      body: JSON.stringify({ message: "m", signature: `0x${"00".repeat(65)}`, connector: "metamask" }),
+    });
+    await expectErrorBody(response, 415, "unsupported_media_type");
+  });
+
   it("a missing body answers 400 validation_failed", async () => {
     const response = await t.call("/api/v3/me/crypto-addresses", { method: "POST", key: user.key });
     await expectErrorBody(response, 400, "validation_failed");

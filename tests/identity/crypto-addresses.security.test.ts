@@ -237,3 +237,21 @@ describe("unlinking", () => {
     );
   });
 });
+
+// PostgreSQL rejects NUL bytes in text (SQLSTATE 22021); that is the caller's bad input, never a 500.
+describe("NUL bytes in text inputs", () => {
+  it("a connector with a NUL byte answers 400 validation_failed", async () => {
+    const user = await t.userWithKey();
+    const wallet = newWallet();
+    const message = siweMessage(wallet, await issueNonce(t, user.key));
+    const response = await link(t, user.key, { message, signature: await wallet.signMessage({ message }), connector: "meta\u0000mask" });
+    await expectErrorBody(response, 400, "validation_failed");
+  });
+
+  it("an address with a NUL byte in the DELETE path answers a 4xx", async () => {
+    const user = await t.userWithKey();
+    const response = await t.call(`/api/v3/me/crypto-addresses/0xab%00cd?chainId=${CHAIN_ID}`, { method: "DELETE", key: user.key });
+    expect(response.status).toBeGreaterThanOrEqual(400);
+    expect(response.status).toBeLessThan(500);
+  });
+});

@@ -33,15 +33,15 @@ select is_empty(
 
 select tests.authenticate_as_anon();
 
-select throws_ok('select * from core.users', '42501', 'permission denied for schema core', 'anon cannot read users');
-select throws_ok('select * from core.profiles', '42501', 'permission denied for schema core', 'anon cannot read profiles');
-select throws_ok('select * from core.crypto_addresses', '42501', 'permission denied for schema core', 'anon cannot read crypto addresses');
-select throws_ok('select prefix from core.api_keys', '42501', 'permission denied for schema core', 'anon cannot read api keys');
-select throws_ok('select * from core.siwe_nonces', '42501', 'permission denied for schema core', 'anon cannot read SIWE nonces');
-select throws_ok('select core.current_user_id()', '42501', 'permission denied for schema core', 'anon cannot call core functions');
+select throws_ok('select * from core.users', '42501', null, 'anon cannot read users');
+select throws_ok('select * from core.profiles', '42501', null, 'anon cannot read profiles');
+select throws_ok('select * from core.crypto_addresses', '42501', null, 'anon cannot read crypto addresses');
+select throws_ok('select prefix from core.api_keys', '42501', null, 'anon cannot read api keys');
+select throws_ok('select * from core.siwe_nonces', '42501', null, 'anon cannot read SIWE nonces');
+select throws_ok('select core.current_user_id()', '42501', null, 'anon cannot call core functions');
 select throws_ok(
   $$select core.issue_siwe_nonce('anonNonce0001')$$,
-  '42501', 'permission denied for schema core',
+  '42501', null,
   'anon cannot be issued a SIWE nonce'
 );
 

@@ -9,7 +9,6 @@ select tests.create_user('alice@example.com') as alice \gset
 -- ------------------------------------------------------------------------------------------
 -- The rule itself
 -- ------------------------------------------------------------------------------------------
-select todo('migration bug: `alter default privileges in schema core revoke execute on functions from public` cannot revoke the global default, so every core function keeps EXECUTE for PUBLIC', 3);
 
 select is_empty(
   $$

@@ -99,6 +99,7 @@ export function translateDatabaseError(error: unknown): unknown {
       return new ApiError(400, "invalid_reference", "The request refers to a record that does not exist.");
     case "23514":
     case "22P02":
+    case "22021": // a NUL byte or bad encoding in text
     case "22001":
     case "22023":
       return new ApiError(400, "validation_failed", "The request has a value the service cannot accept.", { constraint: error.constraint_name });
