@@ -85,13 +85,23 @@ create function core.create_profile_for_user() returns trigger
 create trigger users_create_profile after insert on core.users
   for each row execute function core.create_profile_for_user();
 
--- The caller's user id. Security definer so that policies on other tables need no grant on users;
--- policies call it as `(select core.current_user_id())` so it runs once per statement.
+-- The caller's user id. Policies call it as `(select core.current_user_id())` so it runs once per
+-- statement. The gateway puts the id it resolved in the claims (`app_user_id`), which spares a
+-- lookup; tokens Supabase Auth signs carry no such top-level claim, so for them the auth user is
+-- looked up. Security definer so that policies on other tables need no grant on users; plpgsql so
+-- the lookup's plan is cached.
 create function core.current_user_id() returns core.object_id
-  language sql stable security definer
+  language plpgsql stable security definer
   set search_path = ''
   as $$
-    select id from core.users where auth_user_id = auth.uid()
+  declare
+    v_claims jsonb := nullif(current_setting('request.jwt.claims', true), '')::jsonb;
+  begin
+    if v_claims ? 'app_user_id' then
+      return (v_claims ->> 'app_user_id')::core.object_id;
+    end if;
+    return (select id from core.users where auth_user_id = auth.uid());
+  end
   $$;
 grant execute on function core.current_user_id() to authenticated, service_role;
 
@@ -273,37 +283,42 @@ grant select (id, owner_id, name, prefix, permissions, created_at, last_used_at,
   on core.api_keys to authenticated;
 grant select, insert, update, delete on core.api_keys to service_role;
 
--- Resolves a key hash to the claims its requests run with. One round trip per request: last use
--- is written at most once a minute, and never waits on a concurrent request holding the row.
+-- Resolves a key hash to its owner: the one statement of API-key authentication. plpgsql, so its
+-- plan is cached per connection (a SQL-language security definer function is planned every call).
 create function core.authenticate_api_key(p_key_hash bytea)
   returns table (
     api_key_id   core.object_id,
     user_id      core.object_id,
     auth_user_id uuid,
     permissions  jsonb,
-    prefix       text
+    prefix       text,
+    last_used_at timestamptz
   )
-  language plpgsql volatile security definer
+  language plpgsql stable security definer
   set search_path = ''
   as $$
   begin
     return query
-      select k.id, u.id, u.auth_user_id, k.permissions, k.prefix
+      select k.id, u.id, u.auth_user_id, k.permissions, k.prefix, k.last_used_at
       from core.api_keys k
       join core.users u on u.id = k.owner_id
       where k.key_hash = p_key_hash and k.revoked_at is null;
-    if found then
-      update core.api_keys set last_used_at = now()
-        where id = (
-          select id from core.api_keys
-          where key_hash = p_key_hash
-            and (last_used_at is null or last_used_at < now() - interval '1 minute')
-          for update skip locked
-        );
-    end if;
   end
   $$;
 grant execute on function core.authenticate_api_key(bytea) to service_role;
+
+-- Last use is written at most once a minute, so a busy key costs one row update a minute rather
+-- than one per request. The gateway calls it when authentication returned a stale last_used_at.
+create function core.record_api_key_use(p_api_key_id core.object_id) returns void
+  language plpgsql volatile security definer
+  set search_path = ''
+  as $$
+  begin
+    update core.api_keys set last_used_at = now()
+      where id = p_api_key_id and (last_used_at is null or last_used_at < now() - interval '1 minute');
+  end
+  $$;
+grant execute on function core.record_api_key_use(core.object_id) to service_role;
 
 -- ============================================================================================
 -- Deny by default: nothing in core is executable unless granted above

@@ -24,4 +24,19 @@ describe("identity", () => {
     expect(body).toMatchObject({ id: user.id, email: "ana@example.com", username: "ana_events", displayName: null });
     expect(Date.parse(body.createdAt)).not.toBeNaN();
   });
+
+  it("records a key's last use, at most once a minute", async () => {
+    const user = await t.userWithKey();
+    const lastUsed = async () =>
+      (await t.owner<{ last_used_at: Date | null }[]>`select last_used_at from core.api_keys where id = ${user.keyId}`)[0]!.last_used_at;
+    expect(await lastUsed()).toBeNull();
+    await t.call("/api/v3/me", { key: user.key });
+    const first = await lastUsed();
+    expect(first).toBeInstanceOf(Date);
+    await t.call("/api/v3/me", { key: user.key });
+    expect(await lastUsed()).toEqual(first);
+    await t.owner`update core.api_keys set last_used_at = now() - interval '2 minutes' where id = ${user.keyId}`;
+    await t.call("/api/v3/me", { key: user.key });
+    expect((await lastUsed())!.getTime()).toBeGreaterThan(first!.getTime());
+  });
 });

@@ -2,7 +2,7 @@
 -- functions granted to it. The privileged ones (API-key lookup, user provisioning) are
 -- service_role's alone: they are security definer and see across owners.
 begin;
-select plan(9);
+select plan(10);
 
 select tests.create_user('alice@example.com') as alice \gset
 
@@ -35,6 +35,13 @@ select throws_ok(
   '42501',
   'permission denied for function authenticate_api_key',
   'authenticated cannot execute core.authenticate_api_key'
+);
+
+select throws_ok(
+  $$select core.record_api_key_use('000000000000000000000000')$$,
+  '42501',
+  'permission denied for function record_api_key_use',
+  'authenticated cannot execute core.record_api_key_use'
 );
 
 select throws_ok(
