@@ -9,7 +9,9 @@
 -- ============================================================================================
 create schema core;
 revoke all on schema core from public;
-grant usage on schema core to authenticated, service_role;
+-- anon gets usage only so that policies of other schemas can call core.current_user_id(); it holds
+-- no grant on any core table.
+grant usage on schema core to anon, authenticated, service_role;
 
 -- A per-schema default cannot take away PUBLIC's global EXECUTE on functions; the end of this
 -- file revokes it from every function in the schema, and grants stay explicit.
@@ -103,7 +105,7 @@ create function core.current_user_id() returns core.object_id
     return (select id from core.users where auth_user_id = auth.uid());
   end
   $$;
-grant execute on function core.current_user_id() to authenticated, service_role;
+grant execute on function core.current_user_id() to anon, authenticated, service_role;
 
 alter table core.users enable row level security;
 alter table core.profiles enable row level security;

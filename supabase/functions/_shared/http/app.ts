@@ -8,6 +8,12 @@ import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { AppEnv, AppServices } from "./context.ts";
 import { ApiError, errorResponse } from "./errors.ts";
 
+/** A schema can give an issue its own stable code with ctx.addIssue({ code: "custom", params: { code } }). */
+function issueCode(issues: Array<{ code: string; params?: Record<string, unknown> }>): string {
+  const coded = issues.find((i) => i.code === "custom" && typeof i.params?.code === "string");
+  return (coded?.params?.code as string | undefined) ?? "validation_failed";
+}
+
 /** Validation failures of any zod-openapi route become the one error body. */
 export function createRouter() {
   return new OpenAPIHono<AppEnv>({
@@ -15,7 +21,7 @@ export function createRouter() {
       if (result.success) return;
       const issues = result.error.issues.map((i) => ({ path: i.path.join("."), message: i.message }));
       const summary = issues.map((i) => (i.path ? `${i.path}: ${i.message}` : i.message)).join("; ");
-      throw new ApiError(400, "validation_failed", `The request is invalid: ${summary}`, { issues });
+      throw new ApiError(400, issueCode(result.error.issues), `The request is invalid: ${summary}`, { issues });
     },
   });
 }

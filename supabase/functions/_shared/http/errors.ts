@@ -63,3 +63,9 @@ export function errorResponses(...statuses: Array<400 | 401 | 403 | 404 | 409 | 
     statuses.map((s) => [s, { description: descriptions[s]!, content: { "application/json": { schema: ErrorBodySchema } } }]),
   );
 }
+
+/** A unique violation on `constraint` (409 `conflict` from the database layer) under its own code. */
+export function renameConflict(error: unknown, constraint: string, code: string, message: string): unknown {
+  const details = error instanceof ApiError ? (error.details as { constraint?: string } | undefined) : undefined;
+  return error instanceof ApiError && error.status === 409 && details?.constraint === constraint ? new ApiError(409, code, message) : error;
+}

@@ -1,0 +1,165 @@
+// Listing parameters and envelope of SPEC.md 4.2, shared by every list operation.
+import { z } from "@hono/zod-openapi";
+import type { Fragment } from "postgres";
+import type { Tx } from "../db/database.ts";
+import { ApiError } from "./errors.ts";
+
+const SORT_COLUMNS = { createdAt: "created_at", updatedAt: "updated_at" } as const;
+type Sort = keyof typeof SORT_COLUMNS;
+type Order = "asc" | "desc";
+
+/** Parameters that look plausible but are not ours get a code and a message that says what to do. */
+const REFUSED_PARAMETERS: Record<string, { code: string; message: string }> = {
+  limit: { code: "limit_not_supported", message: "`limit` is not a parameter; use `take` (1-100, default 20)." },
+  private: {
+    code: "private_not_supported",
+    message: "Do not send `private`; omit it and the access rules for your key's owner apply automatically.",
+  },
+};
+
+/** The query parameters of every list operation, plus the operation's own filters. */
+export function listQuerySchema<F extends z.ZodRawShape>(filters: F) {
+  const shape = {
+    take: z.coerce.number().int().min(1).max(100).default(20)
+      .openapi({ description: "Items per page, 1-100. `limit` is not a parameter.", example: 20 }),
+    page: z.coerce.number().int().min(1).max(10_000).optional()
+      .openapi({ description: "1-based page number (offset paging). For deep pages prefer `cursor`." }),
+    cursor: z.string().min(1).max(512).optional()
+      .openapi({ description: "`nextCursor` of the previous page (keyset paging). Not combinable with `page`." }),
+    sort: z.enum(["createdAt", "updatedAt"]).default("createdAt"),
+    order: z.enum(["asc", "desc"]).default("desc"),
+    search: z.string().trim().min(1).max(200).optional()
+      .openapi({ description: "Case-insensitive substring of name, slug or description." }),
+    ...filters,
+  };
+  return z
+    .object(shape)
+    .catchall(z.unknown())
+    .superRefine((query, ctx) => {
+      for (const key of Object.keys(query)) {
+        if (key in shape) continue;
+        const refused = REFUSED_PARAMETERS[key];
+        ctx.addIssue({
+          code: "custom",
+          path: [key],
+          message: refused?.message ?? `unknown parameter \`${key}\``,
+          params: { code: refused?.code ?? "unknown_parameter" },
+        });
+      }
+      if (query.cursor !== undefined && query.page !== undefined) {
+        ctx.addIssue({ code: "custom", path: ["cursor"], message: "send `cursor` or `page`, not both", params: { code: "cursor_with_page" } });
+      }
+    });
+}
+
+export interface Paging {
+  take: number;
+  page: number | null;
+  sort: Sort;
+  order: Order;
+  after: { value: string; id: string } | null;
+}
+
+interface CursorPayload {
+  s: Sort;
+  o: Order;
+  v: string;
+  i: string;
+}
+
+const invalidCursor = (why: string) => new ApiError(400, "invalid_cursor", `The cursor is not valid here: ${why}.`);
+
+function decodeCursor(cursor: string, sort: Sort, order: Order): { value: string; id: string } {
+  let payload: CursorPayload;
+  try {
+    payload = JSON.parse(new TextDecoder().decode(Uint8Array.from(atob(cursor.replace(/-/g, "+").replace(/_/g, "/")), (ch) => ch.charCodeAt(0))));
+  } catch {
+    throw invalidCursor("it is not a cursor this API issued");
+  }
+  if (typeof payload?.v !== "string" || typeof payload.i !== "string" || !/^[0-9a-f]{24}$/.test(payload.i) || Number.isNaN(Date.parse(payload.v))) {
+    throw invalidCursor("it is not a cursor this API issued");
+  }
+  if (payload.s !== sort || payload.o !== order) throw invalidCursor(`it was issued for sort=${payload.s}&order=${payload.o}`);
+  return { value: payload.v, id: payload.i };
+}
+
+function encodeCursor(payload: CursorPayload): string {
+  const bytes = new TextEncoder().encode(JSON.stringify(payload));
+  return btoa(String.fromCharCode(...bytes)).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+}
+
+export function pagingOf(query: { take: number; page?: number; cursor?: string; sort: Sort; order: Order }): Paging {
+  return {
+    take: query.take,
+    sort: query.sort,
+    order: query.order,
+    page: query.cursor ? null : (query.page ?? 1),
+    after: query.cursor ? decodeCursor(query.cursor, query.sort, query.order) : null,
+  };
+}
+
+/** `%text%` for ILIKE, with the caller's `%`, `_` and `\` taken literally. */
+export function containsPattern(text: string): string {
+  return `%${text.replace(/[\\%_]/g, (ch) => `\\${ch}`)}%`;
+}
+
+/**
+ * The keyset condition (after the cursor) and the ORDER BY / LIMIT / OFFSET of a page, for a table
+ * aliased `alias` with columns created_at, updated_at and id. One more row than `take` is fetched
+ * to know whether there is a next page. Rows must select `cursor_value` (see `cursorValue`).
+ */
+export function pageClauses(tx: Tx, alias: string, paging: Paging): { after: Fragment; orderAndLimit: Fragment } {
+  const column = tx(`${alias}.${SORT_COLUMNS[paging.sort]}`);
+  const id = tx(`${alias}.id`);
+  const desc = paging.order === "desc";
+  const after = paging.after
+    ? desc
+      ? tx`and (${column}, ${id}) < (${paging.after.value}::timestamptz, ${paging.after.id})`
+      : tx`and (${column}, ${id}) > (${paging.after.value}::timestamptz, ${paging.after.id})`
+    : tx``;
+  const offset = paging.page ? (paging.page - 1) * paging.take : 0;
+  const orderAndLimit = desc
+    ? tx`order by ${column} desc, ${id} desc limit ${paging.take + 1} offset ${offset}`
+    : tx`order by ${column} asc, ${id} asc limit ${paging.take + 1} offset ${offset}`;
+  return { after, orderAndLimit };
+}
+
+/** The sort column as exact text (microseconds kept), for the next cursor. */
+export function cursorValue(tx: Tx, alias: string, paging: Paging): Fragment {
+  return tx`to_char(${tx(`${alias}.${SORT_COLUMNS[paging.sort]}`)} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as cursor_value`;
+}
+
+export interface PageEnvelope<T> {
+  items: T[];
+  take: number;
+  page: number | null;
+  nextCursor: string | null;
+  hasMore: boolean;
+}
+
+export function toPage<R extends { id: string; cursor_value: string }, T>(rows: R[], paging: Paging, toItem: (row: R) => T): PageEnvelope<T> {
+  const hasMore = rows.length > paging.take;
+  const pageRows = hasMore ? rows.slice(0, paging.take) : rows;
+  const last = pageRows.at(-1);
+  return {
+    items: pageRows.map(toItem),
+    take: paging.take,
+    page: paging.page,
+    nextCursor: hasMore && last ? encodeCursor({ s: paging.sort, o: paging.order, v: last.cursor_value, i: last.id }) : null,
+    hasMore,
+  };
+}
+
+/** The OpenAPI schema of a page of `item`. */
+export function pageSchema<T extends z.ZodTypeAny>(item: T, name: string) {
+  return z
+    .object({
+      items: z.array(item),
+      take: z.number().int(),
+      page: z.number().int().nullable().openapi({ description: "The page number in offset paging; null when paging by cursor" }),
+      nextCursor: z.string().nullable().openapi({ description: "Pass as `cursor` for the next page; null on the last page" }),
+      hasMore: z.boolean(),
+    })
+    .openapi(name);
+}
+
