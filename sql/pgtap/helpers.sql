@@ -146,5 +146,82 @@ create or replace function tests.link_address(
     returning id
   $$;
 
+-- ============================================================================================
+-- Community: events, hubs, members and connections, arranged as the database owner (no RLS), so
+-- a test states what exists and then asks what each caller sees or may change.
+-- ============================================================================================
+
+-- An event of that owner, tomorrow for an hour in UTC; returns its id. Published and public unless
+-- told otherwise. The slug is made from the id, so one owner can have any number of them.
+create or replace function tests.create_event(
+  p_owner_id   core.object_id,
+  p_status     community.publication_status default 'PUBLISHED',
+  p_visibility community.event_visibility default 'public',
+  p_name       text default 'test event'
+)
+  returns core.object_id
+  language plpgsql volatile security definer
+  set search_path = ''
+  as $$
+  declare
+    v_id core.object_id := core.new_object_id();
+  begin
+    insert into community.events (id, owner_id, name, slug, starts_at, ends_at, time_zone, visibility, status)
+    values (v_id, p_owner_id, p_name, 'event-' || v_id, now() + interval '1 day',
+            now() + interval '1 day 1 hour', 'UTC', p_visibility, p_status);
+    return v_id;
+  end
+  $$;
+
+-- A hub (a group unless told otherwise) of that owner; returns its id. Published and not private
+-- unless told otherwise.
+create or replace function tests.create_hub(
+  p_owner_id   core.object_id,
+  p_status     community.publication_status default 'PUBLISHED',
+  p_is_private boolean default false,
+  p_hub_type   community.hub_type default 'group'
+)
+  returns core.object_id
+  language plpgsql volatile security definer
+  set search_path = ''
+  as $$
+  declare
+    v_id core.object_id := core.new_object_id();
+  begin
+    insert into community.hubs (id, owner_id, hub_type, status, name, slug, is_private)
+    values (v_id, p_owner_id, p_hub_type, p_status, 'test hub', 'hub-' || v_id, p_is_private);
+    return v_id;
+  end
+  $$;
+
+-- Makes the user a member of the hub, whatever the hub's status or privacy.
+create or replace function tests.add_member(p_hub_id core.object_id, p_user_id core.object_id)
+  returns void
+  language sql volatile security definer
+  set search_path = ''
+  as $$
+    insert into community.hub_members (hub_id, user_id) values (p_hub_id, p_user_id)
+  $$;
+
+-- Connects the event to the hub, whoever may see either (for example an event that became
+-- private after it was connected).
+create or replace function tests.connect_event(p_hub_id core.object_id, p_event_id core.object_id)
+  returns void
+  language sql volatile security definer
+  set search_path = ''
+  as $$
+    insert into community.hub_events (hub_id, event_id) values (p_hub_id, p_event_id)
+  $$;
+
+-- The event ids connected to the hub, sorted, whoever may see them: what is really stored.
+create or replace function tests.connected_event_ids(p_hub_id core.object_id)
+  returns text[]
+  language sql stable security definer
+  set search_path = ''
+  as $$
+    select coalesce(array_agg(event_id::text order by event_id), '{}')
+    from community.hub_events where hub_id = p_hub_id
+  $$;
+
 revoke execute on all functions in schema tests from public;
 grant execute on all functions in schema tests to anon, authenticated, service_role;

@@ -18,13 +18,15 @@ create type community.publication_status as enum ('PUBLISHED', 'INCOMPLETE');
 create type community.event_visibility as enum ('public', 'unlisted', 'private');
 create type community.hub_type as enum ('group', 'nftCollection');
 
--- IANA zone names only; `at time zone` is the authority on what PostgreSQL knows.
+-- IANA Area/Location names (and UTC); `at time zone` is the authority on which ones PostgreSQL
+-- knows. Names without an area (localtime, posixrules, Factory, EST) are refused: they are aliases
+-- of the server's settings or legacy. Immutable for a CHECK: the zone names only grow.
 create function community.is_time_zone(p_zone text) returns boolean
   language plpgsql immutable
   set search_path = ''
   as $$
   begin
-    if p_zone is null or p_zone !~ '^[A-Za-z]+(/[A-Za-z0-9_+-]+)*$' then
+    if p_zone is null or (p_zone <> 'UTC' and p_zone !~ '^[A-Za-z]+(/[A-Za-z0-9_+-]+)+$') then
       return false;
     end if;
     perform now() at time zone p_zone;
@@ -71,12 +73,21 @@ create trigger events_touch_updated_at before update on community.events
 
 alter table community.events enable row level security;
 
+-- The visibility rule of events, written once: the select policy and search_event_ids use it. A pure
+-- SQL expression of its arguments, so the planner inlines it; the caller's id is computed once per
+-- statement by the policy's sub-select.
+create function community.event_is_visible(
+  p_status community.publication_status, p_visibility community.event_visibility,
+  p_owner_id core.object_id, p_caller core.object_id
+) returns boolean
+  language sql immutable
+  as $$
+    select (p_status = 'PUBLISHED' and p_visibility in ('public', 'unlisted')) or p_owner_id = p_caller
+  $$;
+
 create policy events_select_visible on community.events
   for select to anon, authenticated
-  using (
-    (status = 'PUBLISHED' and visibility in ('public', 'unlisted'))
-    or owner_id = (select core.current_user_id())
-  );
+  using (community.event_is_visible(status, visibility, owner_id, (select core.current_user_id())));
 create policy events_insert_owner on community.events
   for insert to authenticated
   with check (owner_id = (select core.current_user_id()));
@@ -130,18 +141,25 @@ create table community.hub_members (
 );
 create index hub_members_user_id_idx on community.hub_members (user_id, hub_id);
 
--- Is the caller a member of the hub? Security definer so that the hubs policy can ask without
--- going through hub_members' own policy (which asks about hubs).
-create function community.is_hub_member(p_hub_id core.object_id) returns boolean
+-- The hubs the caller is a member of, once per statement. Security definer so that the hubs policy
+-- can ask without going through hub_members' own policy (which asks about hubs).
+create function community.member_hub_ids() returns core.object_id[]
   language plpgsql stable security definer
   set search_path = ''
   as $$
   begin
-    return exists (
-      select from community.hub_members
-      where hub_id = p_hub_id and user_id = core.current_user_id()
-    );
+    return array(select hub_id from community.hub_members where user_id = core.current_user_id());
   end
+  $$;
+
+-- The visibility rule of hubs, written once (see community.event_is_visible).
+create function community.hub_is_visible(
+  p_status community.publication_status, p_is_private boolean, p_owner_id core.object_id, p_hub_id core.object_id,
+  p_caller core.object_id, p_member_hub_ids core.object_id[]
+) returns boolean
+  language sql immutable
+  as $$
+    select (p_status = 'PUBLISHED' and not p_is_private) or p_owner_id = p_caller or p_hub_id = any (p_member_hub_ids)
   $$;
 
 alter table community.hubs enable row level security;
@@ -149,11 +167,7 @@ alter table community.hub_members enable row level security;
 
 create policy hubs_select_visible on community.hubs
   for select to anon, authenticated
-  using (
-    (status = 'PUBLISHED' and not is_private)
-    or owner_id = (select core.current_user_id())
-    or community.is_hub_member(id)
-  );
+  using (community.hub_is_visible(status, is_private, owner_id, id, (select core.current_user_id()), (select community.member_hub_ids())));
 create policy hubs_insert_owner on community.hubs
   for insert to authenticated
   with check (owner_id = (select core.current_user_id()));
@@ -237,13 +251,16 @@ create function community.lock_hub_for_owner(p_hub_id core.object_id) returns vo
   declare
     v_owner core.object_id;
   begin
-    select owner_id into v_owner from community.hubs where id = p_hub_id for no key update;
+    -- Checked before locking: a locking read also applies the UPDATE policy, which would hide
+    -- someone else's hub and turn their 403 into a 404. owner_id never changes, so this is safe.
+    select owner_id into v_owner from community.hubs where id = p_hub_id;
     if not found then
       raise exception 'hub % not found', p_hub_id using errcode = 'PT404', hint = 'not_found';
     end if;
     if v_owner is distinct from core.current_user_id() then
       raise exception 'only the hub owner may change it' using errcode = 'PT403', hint = 'not_hub_owner';
     end if;
+    perform from community.hubs where id = p_hub_id for no key update;
   end
   $$;
 
@@ -302,6 +319,42 @@ create function community.replace_hub_events(p_hub_id core.object_id, p_event_id
   $$;
 
 -- ============================================================================================
+-- Search: ids matching a text, among the rows the caller may see
+-- ============================================================================================
+-- Under RLS the planner cannot use the trigram indexes for ILIKE (it is not leakproof, so it must
+-- not run before the policy). These functions run the search as the owner, with the policies' own
+-- visibility predicate, so the index is used and nothing invisible is returned; the API then reads
+-- the rows through RLS as usual. `p_pattern` is an ILIKE pattern.
+create function community.search_event_ids(p_pattern text) returns setof core.object_id
+  language plpgsql stable security definer
+  set search_path = ''
+  as $$
+  declare
+    v_caller core.object_id := core.current_user_id();
+  begin
+    return query
+      select e.id from community.events e
+      where e.search_text ilike p_pattern
+        and community.event_is_visible(e.status, e.visibility, e.owner_id, v_caller);
+  end
+  $$;
+
+create function community.search_hub_ids(p_pattern text) returns setof core.object_id
+  language plpgsql stable security definer
+  set search_path = ''
+  as $$
+  declare
+    v_caller core.object_id := core.current_user_id();
+    v_member_hub_ids core.object_id[] := community.member_hub_ids();
+  begin
+    return query
+      select h.id from community.hubs h
+      where h.search_text ilike p_pattern
+        and community.hub_is_visible(h.status, h.is_private, h.owner_id, h.id, v_caller, v_member_hub_ids);
+  end
+  $$;
+
+-- ============================================================================================
 -- Places: the open data set venue autocomplete searches (loaded by scripts/lib/places.ts)
 -- ============================================================================================
 create table community.places (
@@ -330,7 +383,13 @@ grant select, insert, update, delete on community.places to service_role;
 -- ============================================================================================
 revoke execute on all functions in schema community from public;
 grant execute on function community.is_time_zone(text) to anon, authenticated, service_role;
-grant execute on function community.is_hub_member(core.object_id) to anon, authenticated, service_role;
+grant execute on function community.event_is_visible(community.publication_status, community.event_visibility, core.object_id, core.object_id)
+  to anon, authenticated, service_role;
+grant execute on function community.hub_is_visible(community.publication_status, boolean, core.object_id, core.object_id, core.object_id, core.object_id[])
+  to anon, authenticated, service_role;
+grant execute on function community.member_hub_ids() to anon, authenticated, service_role;
+grant execute on function community.search_event_ids(text) to anon, authenticated, service_role;
+grant execute on function community.search_hub_ids(text) to anon, authenticated, service_role;
 grant execute on function community.lock_hub_for_owner(core.object_id) to authenticated;
 grant execute on function community.assert_visible_events(core.object_id[]) to authenticated;
 grant execute on function community.connect_hub_events(core.object_id, core.object_id[]) to authenticated;

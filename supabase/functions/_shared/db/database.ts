@@ -100,6 +100,9 @@ export function translateDatabaseError(error: unknown): unknown {
     case "23514":
     case "22P02":
     case "22021": // a NUL byte or bad encoding in text
+    case "22P05": // a NUL byte in JSON
+    case "22007": // malformed date/time
+    case "22008": // date/time out of range
     case "22001":
     case "22023":
       return new ApiError(400, "validation_failed", "The request has a value the service cannot accept.", { constraint: error.constraint_name });

@@ -36,6 +36,7 @@ export function listQuerySchema<F extends z.ZodRawShape>(filters: F) {
     .object(shape)
     .catchall(z.unknown())
     .superRefine((query, ctx) => {
+      if (typeof query !== "object" || query === null) return;
       for (const key of Object.keys(query)) {
         if (key in shape) continue;
         const refused = REFUSED_PARAMETERS[key];
@@ -49,7 +50,9 @@ export function listQuerySchema<F extends z.ZodRawShape>(filters: F) {
       if (query.cursor !== undefined && query.page !== undefined) {
         ctx.addIssue({ code: "custom", path: ["cursor"], message: "send `cursor` or `page`, not both", params: { code: "cursor_with_page" } });
       }
-    });
+      // Always, even when another parameter failed (zod skips refinements after an aborting issue
+      // by default): `private=false&sort=x` must still say private_not_supported, as `limit` does.
+    }, { when: () => true });
 }
 
 export interface Paging {
@@ -67,6 +70,18 @@ interface CursorPayload {
   i: string;
 }
 
+/**
+ * Exactly the form `cursorValue` issues (UTC, microseconds) and a real calendar instant. Date.parse
+ * alone let through values PostgreSQL refuses ("1", "2026-02-30..."): a forged cursor must be a
+ * 400, never reach the database.
+ */
+function isCursorTime(value: string): boolean {
+  if (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/.test(value)) return false;
+  const millis = `${value.slice(0, 23)}Z`;
+  const parsed = Date.parse(millis);
+  return !Number.isNaN(parsed) && new Date(parsed).toISOString() === millis;
+}
+
 const invalidCursor = (why: string) => new ApiError(400, "invalid_cursor", `The cursor is not valid here: ${why}.`);
 
 function decodeCursor(cursor: string, sort: Sort, order: Order): { value: string; id: string } {
@@ -76,7 +91,7 @@ function decodeCursor(cursor: string, sort: Sort, order: Order): { value: string
   } catch {
     throw invalidCursor("it is not a cursor this API issued");
   }
-  if (typeof payload?.v !== "string" || typeof payload.i !== "string" || !/^[0-9a-f]{24}$/.test(payload.i) || Number.isNaN(Date.parse(payload.v))) {
+  if (typeof payload?.v !== "string" || typeof payload.i !== "string" || !/^[0-9a-f]{24}$/.test(payload.i) || !isCursorTime(payload.v)) {
     throw invalidCursor("it is not a cursor this API issued");
   }
   if (payload.s !== sort || payload.o !== order) throw invalidCursor(`it was issued for sort=${payload.s}&order=${payload.o}`);
@@ -112,10 +127,13 @@ export function pageClauses(tx: Tx, alias: string, paging: Paging): { after: Fra
   const column = tx(`${alias}.${SORT_COLUMNS[paging.sort]}`);
   const id = tx(`${alias}.id`);
   const desc = paging.order === "desc";
+  // `::text::timestamptz`, not `::timestamptz`: a parameter typed timestamptz goes through
+  // postgres.js's Date serializer, which drops the microseconds, so the keyset would land inside
+  // the millisecond and repeat (asc) or skip (desc) rows. As text, PostgreSQL parses it exactly.
   const after = paging.after
     ? desc
-      ? tx`and (${column}, ${id}) < (${paging.after.value}::timestamptz, ${paging.after.id})`
-      : tx`and (${column}, ${id}) > (${paging.after.value}::timestamptz, ${paging.after.id})`
+      ? tx`and (${column}, ${id}) < (${paging.after.value}::text::timestamptz, ${paging.after.id})`
+      : tx`and (${column}, ${id}) > (${paging.after.value}::text::timestamptz, ${paging.after.id})`
     : tx``;
   const offset = paging.page ? (paging.page - 1) * paging.take : 0;
   const orderAndLimit = desc

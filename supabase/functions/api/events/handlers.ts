@@ -91,7 +91,7 @@ export const listEvents: RouteHandler<typeof routes.listEvents, AppEnv> = async 
       where (e.visibility <> 'unlisted' or e.owner_id = ${principal.userId})
         ${query.scope === "mine" ? tx`and e.owner_id = ${principal.userId}` : tx``}
         ${query.status ? tx`and e.status = ${query.status}` : tx``}
-        ${query.search ? tx`and e.search_text ilike ${containsPattern(query.search)}` : tx``}
+        ${query.search ? tx`and e.id in (select community.search_event_ids(${containsPattern(query.search)}))` : tx``}
         ${after}
       ${orderAndLimit}`;
   });
