@@ -3,9 +3,10 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { REPO_ROOT } from "../lib/local-postgres.ts";
+import { benchCommunity } from "./community.ts";
 import { benchIdentity } from "./identity.ts";
 
-const suites: Record<string, (o: { seconds: number }) => Promise<unknown>> = { identity: benchIdentity };
+const suites: Record<string, (o: { seconds: number }) => Promise<unknown>> = { identity: benchIdentity, community: benchCommunity };
 
 const { values, positionals } = parseArgs({ options: { seconds: { type: "string", default: "10" } }, allowPositionals: true });
 const names = positionals.length ? positionals : Object.keys(suites);

@@ -18,9 +18,14 @@ export function ensureWrk() {
   ensurePackages([{ name: "wrk", proof: "/usr/bin/wrk" }]);
 }
 
-export function runWrk(name: string, url: string, options: { connections: number; seconds: number; headers?: Record<string, string> }): LoadResult {
+export function runWrk(
+  name: string,
+  url: string,
+  options: { connections: number; seconds: number; headers?: Record<string, string>; script?: string },
+): LoadResult {
   const args = ["-t", "1", "-c", String(options.connections), "-d", `${options.seconds}s`, "--latency"];
   for (const [k, v] of Object.entries(options.headers ?? {})) args.push("-H", `${k}: ${v}`);
+  if (options.script) args.push("-s", options.script);
   const out = execFileSync("wrk", [...args, url], { encoding: "utf8" });
   const rps = /Requests\/sec:\s+([\d.]+)/.exec(out);
   const p50 = /\s50%\s+([\d.]+)(us|ms|s)/.exec(out);

@@ -292,8 +292,10 @@ create function community.connect_hub_events(p_hub_id core.object_id, p_event_id
   begin
     perform community.lock_hub_for_owner(p_hub_id);
     perform community.assert_visible_events(p_event_ids);
+    -- In the order sent, each id once (its first occurrence), so connected_at follows the request.
     insert into community.hub_events (hub_id, event_id)
-      select distinct p_hub_id, x.id from unnest(p_event_ids) as x(id)
+      select p_hub_id, x.id from unnest(p_event_ids) with ordinality as x(id, n)
+      group by x.id order by min(x.n)
       on conflict do nothing;
   end
   $$;
@@ -312,8 +314,10 @@ create function community.replace_hub_events(p_hub_id core.object_id, p_event_id
       where he.hub_id = p_hub_id
         and he.event_id <> all (p_event_ids)
         and exists (select from community.events e where e.id = he.event_id);
+    -- In the order sent, each id once (its first occurrence), so connected_at follows the request.
     insert into community.hub_events (hub_id, event_id)
-      select distinct p_hub_id, x.id from unnest(p_event_ids) as x(id)
+      select p_hub_id, x.id from unnest(p_event_ids) with ordinality as x(id, n)
+      group by x.id order by min(x.n)
       on conflict do nothing;
   end
   $$;

@@ -1,0 +1,214 @@
+import { createRoute, z } from "@hono/zod-openapi";
+import { requireApiKey } from "../../_shared/auth/middleware.ts";
+import { errorResponses } from "../../_shared/http/errors.ts";
+import { listQuerySchema, pageSchema } from "../../_shared/http/listing.ts";
+import { ObjectId, Slug, Status } from "../events/routes.ts";
+
+export const HubType = z.enum(["group", "nftCollection"]);
+const timestamp = z.string().openapi({ format: "date-time" });
+
+/** Most events one PUT may name: connecting is additive, so big sets go in several requests. */
+export const MAX_CONNECT_EVENT_IDS = 100;
+/** A replacement names the whole set at once. */
+export const MAX_CATEGORY_SUB_EVENT_IDS = 500;
+
+const hubFields = {
+  name: z.string().trim().min(1).max(200),
+  slug: Slug.openapi({ description: "Unique among your hubs; derived from the name when omitted on create" }),
+  description: z.string().max(10_000),
+  hubType: HubType.openapi({ description: "group: a community of people; nftCollection: a hub around one NFT collection" }),
+  status: Status.openapi({
+    description: "PUBLISHED hubs that are not private are visible to everyone; INCOMPLETE hubs only to their owner and members. " +
+      "The owner may move between the two states in either direction.",
+  }),
+  isPrivate: z.boolean().openapi({
+    description: "Private hubs are visible to their owner and members only, whatever their status. " +
+      "(`private` is not a field name: SPEC reserves it as a refused list parameter.)",
+  }),
+};
+
+export const CreateHubSchema = z
+  .object({
+    name: hubFields.name,
+    slug: hubFields.slug.optional(),
+    description: hubFields.description.default(""),
+    hubType: hubFields.hubType,
+    status: hubFields.status.default("INCOMPLETE"),
+    isPrivate: hubFields.isPrivate.default(false),
+  })
+  .strict()
+  .openapi("CreateHub");
+
+export const UpdateHubSchema = z
+  .object({
+    ...hubFields,
+    connectEventIds: z.array(ObjectId).max(MAX_CONNECT_EVENT_IDS).openapi({
+      description: `Event ids to connect (additive, at most ${MAX_CONNECT_EVENT_IDS}): ids already connected and repeated ids are ` +
+        "connected once; nothing is removed. The field to use for adding events.",
+    }),
+    categorySubEventIDs: z.array(ObjectId).max(MAX_CATEGORY_SUB_EVENT_IDS).openapi({
+      description: `The whole set of connected events (replacement, at most ${MAX_CATEGORY_SUB_EVENT_IDS}): visible events not named ` +
+        "are disconnected. Connections to events you cannot see are kept. Prefer `connectEventIds` for adding.",
+    }),
+  })
+  .partial()
+  .strict()
+  .superRefine((body, ctx) => {
+    if (Object.keys(body).length === 0) ctx.addIssue({ code: "custom", message: "send at least one field to change" });
+    if (body.connectEventIds !== undefined && body.categorySubEventIDs !== undefined) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["categorySubEventIDs"],
+        message: "send `connectEventIds` (additive) or `categorySubEventIDs` (replacement), not both",
+        params: { code: "connect_and_replace" },
+      });
+    }
+  })
+  .openapi("UpdateHub");
+
+export const HubSchema = z
+  .object({
+    id: ObjectId,
+    ownerId: ObjectId.openapi({ description: "The owning user's id (the `user.id` of GET /api/auth/get-session)" }),
+    membersIDs: z.array(ObjectId).openapi({
+      description: "User ids of the members, in the order they joined. The owner is not a member and is not listed.",
+    }),
+    categorySubEventIDs: z.array(ObjectId).openapi({
+      description: "Ids of the connected events you can see, in the order they were connected",
+    }),
+    hubType: HubType,
+    status: Status,
+    name: z.string(),
+    slug: z.string(),
+    description: z.string(),
+    isPrivate: z.boolean(),
+    createdAt: timestamp,
+    updatedAt: timestamp.openapi({ description: "Changes on every successful PUT, including one that only connects events" }),
+  })
+  .openapi("Hub");
+
+export const HubListQuery = listQuerySchema({
+  hubType: HubType.optional(),
+  status: Status.optional(),
+  scope: z.enum(["all", "mine", "discover"]).default("all").openapi({
+    description: "all: every hub visible to you; mine: hubs you own or are a member of (\"My hubs\"); " +
+      "discover: PUBLISHED, non-private hubs you neither own nor joined (\"Discover\")",
+  }),
+});
+
+const apiKey = [{ ApiKeyAuth: [] }];
+const json = <T extends z.ZodTypeAny>(schema: T) => ({ content: { "application/json": { schema } } });
+const idParam = z.object({ hubId: ObjectId });
+
+export const listHubs = createRoute({
+  method: "get",
+  path: "/api/v3/hubs",
+  tags: ["Hubs"],
+  summary: "List hubs visible to the key's owner",
+  description:
+    "Hubs you can see: PUBLISHED non-private hubs of everyone plus every hub you own or are a member of, newest first by default. " +
+    "Paging: `take` with `page` (offset) or `cursor` (keyset); the envelope is `{ items, take, page, nextCursor, hasMore }`. " +
+    "`limit` and `private` are refused with 400 (`limit_not_supported`, `private_not_supported`): access rules apply by themselves. " +
+    "\"My hubs\": `scope=mine` (the same set as filtering by `ownerId` equal to your id or `membersIDs` containing it). " +
+    "\"Discover\": `scope=discover` (the same set as removing your own and joined hubs from everything visible), so " +
+    "no client has to fetch a large batch and filter it; `hubType`, `status`, `search` and paging combine with every scope.",
+  security: apiKey,
+  middleware: [requireApiKey] as const,
+  request: { query: HubListQuery },
+  responses: { 200: { description: "A page of hubs", ...json(pageSchema(HubSchema, "HubPage")) }, ...errorResponses(400, 401) },
+});
+
+export const createHub = createRoute({
+  method: "post",
+  path: "/api/v3/hubs",
+  tags: ["Hubs"],
+  summary: "Create a hub (a group or an NFT collection that contains events)",
+  description:
+    "You become its owner (`ownerId`); a new hub has no members and no events. `status` defaults to INCOMPLETE and " +
+    "`isPrivate` to false. A slug already used by another of your hubs is refused with 409 `slug_taken`.",
+  security: apiKey,
+  middleware: [requireApiKey] as const,
+  request: { body: { required: true, ...json(CreateHubSchema) } },
+  responses: { 201: { description: "The hub", ...json(HubSchema) }, ...errorResponses(400, 401, 409) },
+});
+
+export const getHub = createRoute({
+  method: "get",
+  path: "/api/v3/hubs/{hubId}",
+  tags: ["Hubs"],
+  summary: "Read one hub",
+  description: "PUBLISHED non-private hubs are readable by everyone; private and INCOMPLETE hubs only by their owner and members (404 for others).",
+  security: apiKey,
+  middleware: [requireApiKey] as const,
+  request: { params: idParam },
+  responses: { 200: { description: "The hub", ...json(HubSchema) }, ...errorResponses(400, 401, 404) },
+});
+
+export const updateHub = createRoute({
+  method: "put",
+  path: "/api/v3/hubs/{hubId}",
+  tags: ["Hubs"],
+  summary: "Change a hub and connect events (owner only)",
+  description:
+    "Any of `name`, `slug`, `description`, `status`, `hubType`, `isPrivate`, plus either `connectEventIds` (additive and " +
+    "de-duplicated: the one to use) or `categorySubEventIDs` (replaces the whole set); sending both is 400 " +
+    "`connect_and_replace`. Fields not sent keep their value. Everything is applied in one transaction: on any error nothing " +
+    "changes. Every event id must name an event you can see (published public or unlisted events of anyone, or your own); " +
+    "otherwise 400 `unknown_event_ids` with the offending ids in `details.eventIds`, and none of the ids is connected. " +
+    "Concurrent PUTs on one hub apply one after the other, so concurrent `connectEventIds` never lose an id. " +
+    "403 `not_hub_owner` for a hub you can see but do not own (members cannot change it); 404 for a hub you cannot see; " +
+    "409 `slug_taken`.",
+  security: apiKey,
+  middleware: [requireApiKey] as const,
+  request: { params: idParam, body: { required: true, ...json(UpdateHubSchema) } },
+  responses: { 200: { description: "The changed hub", ...json(HubSchema) }, ...errorResponses(400, 401, 403, 404, 409) },
+});
+
+export const deleteHub = createRoute({
+  method: "delete",
+  path: "/api/v3/hubs/{hubId}",
+  tags: ["Hubs"],
+  summary: "Delete a hub (owner only)",
+  description:
+    "Removes the hub, its memberships and its event connections (the events themselves stay). " +
+    "403 `not_hub_owner` for a hub you can see but do not own; 404 for a hub you cannot see.",
+  security: apiKey,
+  middleware: [requireApiKey] as const,
+  request: { params: idParam },
+  responses: { 204: { description: "Deleted" }, ...errorResponses(400, 401, 403, 404) },
+});
+
+export const joinHub = createRoute({
+  method: "post",
+  path: "/api/v3/hubs/{hubId}/members",
+  tags: ["Hubs"],
+  summary: "Join a hub as the key's owner",
+  description:
+    "Adds you to `membersIDs`; no body. Anyone may join a PUBLISHED non-private hub: 201 when you joined now, 200 when you " +
+    "already were a member (idempotent; also for members of a private or INCOMPLETE hub, who can see it). A hub you cannot " +
+    "see (private or INCOMPLETE and you are not a member) is 404, as if it did not exist: private hubs get members from their " +
+    "owner, not by joining. The owner is not a member of their own hub: 409 `owner_cannot_join`.",
+  security: apiKey,
+  middleware: [requireApiKey] as const,
+  request: { params: idParam },
+  responses: {
+    201: { description: "Joined; the hub with you in `membersIDs`", ...json(HubSchema) },
+    200: { description: "Already a member; the hub unchanged", ...json(HubSchema) },
+    ...errorResponses(400, 401, 404, 409),
+  },
+});
+
+export const leaveHub = createRoute({
+  method: "delete",
+  path: "/api/v3/hubs/{hubId}/members/me",
+  tags: ["Hubs"],
+  summary: "Leave a hub",
+  description:
+    "Removes you from `membersIDs`. After leaving a private or INCOMPLETE hub you can no longer see it. 404 `not_a_member` " +
+    "when you are not a member of a hub you can see, 404 `not_found` for a hub you cannot see; the owner cannot leave " +
+    "their own hub (409 `owner_cannot_leave`; delete it instead).",
+  security: apiKey,
+  middleware: [requireApiKey] as const,
+  request: { params: idParam },
+  responses: { 204: { description: "Left" }, ...errorResponses(400, 401, 404, 409) },
+});
