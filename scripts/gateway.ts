@@ -1,6 +1,8 @@
 // The local gateway: every edge function in one Deno process on the paths Supabase uses
 // (/functions/v1/<name>/...), plus the API paths at the root (/api/..., /llms.txt, /health, /ready).
+import process from "node:process";
 import { createApiApp } from "../supabase/functions/api/app.ts";
+import type { Environment } from "../supabase/functions/_shared/platform/runtime.ts";
 import { serve } from "../supabase/functions/_shared/platform/runtime.ts";
 import { servicesFromEnvironment } from "../supabase/functions/_shared/services.ts";
 
@@ -18,10 +20,23 @@ export function createGateway(functions: Record<string, Fetch>, root: Fetch): Fe
   };
 }
 
-if (import.meta.main) {
-  const services = servicesFromEnvironment();
+/** Serves every function on HOST:PORT; `stop` ends the server and closes the database pool. */
+export async function startGateway(env: Environment): Promise<{ url: string; stop(): Promise<void> }> {
+  const services = servicesFromEnvironment(env);
   const api = createApiApp(services).fetch;
-  const port = Number(process.env.PORT ?? 54321);
-  serve(createGateway({ api }, api), { hostname: process.env.HOST ?? "127.0.0.1", port });
-  console.log(`gateway listening on http://${process.env.HOST ?? "127.0.0.1"}:${port}`);
+  const hostname = env.HOST ?? "127.0.0.1";
+  const port = Number(env.PORT ?? 54321);
+  const server = await serve(createGateway({ api }, api), { hostname, port });
+  return {
+    url: `http://${hostname}:${port}`,
+    stop: async () => {
+      await server.shutdown();
+      await services.db.close();
+    },
+  };
+}
+
+if (import.meta.main) {
+  const gateway = await startGateway(process.env);
+  console.log(`gateway listening on ${gateway.url}`);
 }

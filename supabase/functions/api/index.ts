@@ -3,4 +3,4 @@ import { serve } from "../_shared/platform/runtime.ts";
 import { servicesFromEnvironment } from "../_shared/services.ts";
 import { createApiApp } from "./app.ts";
 
-serve(createApiApp(servicesFromEnvironment()).fetch);
+await serve(createApiApp(servicesFromEnvironment()).fetch);

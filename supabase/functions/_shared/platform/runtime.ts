@@ -2,7 +2,10 @@
 declare const Deno:
   | {
     env: { toObject(): Record<string, string> };
-    serve(options: { hostname?: string; port?: number; onListen?: () => void }, handler: (request: Request) => Response | Promise<Response>): unknown;
+    serve(
+      options: { hostname?: string; port?: number; onListen?: () => void },
+      handler: (request: Request) => Response | Promise<Response>,
+    ): { shutdown(): Promise<void> };
   }
   | undefined;
 
@@ -13,8 +16,15 @@ export function runtimeEnvironment(): Environment {
   return (globalThis as { process?: { env: Environment } }).process?.env ?? {};
 }
 
-/** Serves a fetch handler with Deno (production, `npm start`). */
-export function serve(handler: (request: Request) => Response | Promise<Response>, options: { hostname?: string; port?: number } = {}) {
+/** Serves a fetch handler with Deno (production, `npm start`); resolves once it listens. */
+export async function serve(
+  handler: (request: Request) => Response | Promise<Response>,
+  options: { hostname?: string; port?: number } = {},
+): Promise<{ shutdown(): Promise<void> }> {
   if (typeof Deno === "undefined") throw new Error("serve() needs Deno; under Node call app.request() instead");
-  return Deno.serve({ ...options, onListen: () => {} }, handler);
+  let listening!: () => void;
+  const listened = new Promise<void>((resolve) => (listening = resolve));
+  const server = Deno.serve({ ...options, onListen: () => listening() }, handler);
+  await listened;
+  return server;
 }
