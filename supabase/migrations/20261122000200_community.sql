@@ -301,24 +301,19 @@ create function community.connect_hub_events(p_hub_id core.object_id, p_event_id
   $$;
 
 -- categorySubEventIDs: the whole set. Connections to events the caller cannot see are kept: the
--- owner cannot name them, so a replacement must not silently drop them.
+-- owner cannot name them, so a replacement must not silently drop them. Connecting first takes
+-- the hub lock and checks the ids; then whatever the new set does not name goes.
 create function community.replace_hub_events(p_hub_id core.object_id, p_event_ids core.object_id[])
   returns void
   language plpgsql volatile
   set search_path = ''
   as $$
   begin
-    perform community.lock_hub_for_owner(p_hub_id);
-    perform community.assert_visible_events(p_event_ids);
+    perform community.connect_hub_events(p_hub_id, p_event_ids);
     delete from community.hub_events he
       where he.hub_id = p_hub_id
         and he.event_id <> all (p_event_ids)
         and exists (select from community.events e where e.id = he.event_id);
-    -- In the order sent, each id once (its first occurrence), so connected_at follows the request.
-    insert into community.hub_events (hub_id, event_id)
-      select p_hub_id, x.id from unnest(p_event_ids) with ordinality as x(id, n)
-      group by x.id order by min(x.n)
-      on conflict do nothing;
   end
   $$;
 

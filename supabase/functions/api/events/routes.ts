@@ -2,8 +2,8 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { requireApiKey } from "../../_shared/auth/middleware.ts";
 import { errorResponses } from "../../_shared/http/errors.ts";
 import { listQuerySchema, pageSchema } from "../../_shared/http/listing.ts";
+import { apiKeySecurity, jsonContent, ObjectId } from "../../_shared/http/openapi.ts";
 
-export const ObjectId = z.string().regex(/^[0-9a-f]{24}$/, "must be a 24-hex id").openapi({ example: "65f1c0a2b3d4e5f601234567" });
 export const Slug = z.string().min(1).max(120).regex(/^[a-z0-9]+(-[a-z0-9]+)*$/, "lowercase letters, digits and single dashes")
   .openapi({ example: "berlin-web3-night" });
 export const Status = z.enum(["PUBLISHED", "INCOMPLETE"]);
@@ -135,8 +135,6 @@ export const EventListQuery = listQuerySchema({
     .openapi({ description: "all: every event visible to you (unlisted ones only when yours); mine: events you own" }),
 });
 
-const apiKey = [{ ApiKeyAuth: [] }];
-const json = <T extends z.ZodTypeAny>(schema: T) => ({ content: { "application/json": { schema } } });
 const idParam = z.object({ eventId: ObjectId });
 
 export const listEvents = createRoute({
@@ -147,10 +145,10 @@ export const listEvents = createRoute({
   description:
     "Published public events of everyone plus all of your own, newest first by default. Paging: `take` with `page` " +
     "(offset) or `cursor` (keyset: deep pages cost what the first does). `limit` and `private` are refused with 400.",
-  security: apiKey,
+  security: apiKeySecurity,
   middleware: [requireApiKey] as const,
   request: { query: EventListQuery },
-  responses: { 200: { description: "A page of events", ...json(pageSchema(EventSchema, "EventPage")) }, ...errorResponses(400, 401) },
+  responses: { 200: { description: "A page of events", ...jsonContent(pageSchema(EventSchema, "EventPage")) }, ...errorResponses(400, 401) },
 });
 
 export const createEvent = createRoute({
@@ -158,11 +156,11 @@ export const createEvent = createRoute({
   path: "/api/v3/events",
   tags: ["Events"],
   summary: "Create an event with NFT access and visibility rules",
-  security: apiKey,
+  security: apiKeySecurity,
   middleware: [requireApiKey] as const,
-  request: { body: { required: true, ...json(CreateEventSchema) } },
+  request: { body: { required: true, ...jsonContent(CreateEventSchema) } },
   responses: {
-    201: { description: "The event", ...json(EventSchema) },
+    201: { description: "The event", ...jsonContent(EventSchema) },
     ...errorResponses(400, 401, 409),
   },
 });
@@ -173,10 +171,10 @@ export const getEvent = createRoute({
   tags: ["Events"],
   summary: "Read one event",
   description: "Public and unlisted published events are readable by anyone with the id; private and draft events only by their owner.",
-  security: apiKey,
+  security: apiKeySecurity,
   middleware: [requireApiKey] as const,
   request: { params: idParam },
-  responses: { 200: { description: "The event", ...json(EventSchema) }, ...errorResponses(400, 401, 404) },
+  responses: { 200: { description: "The event", ...jsonContent(EventSchema) }, ...errorResponses(400, 401, 404) },
 });
 
 export const updateEvent = createRoute({
@@ -184,10 +182,10 @@ export const updateEvent = createRoute({
   path: "/api/v3/events/{eventId}",
   tags: ["Events"],
   summary: "Change an event (owner only)",
-  security: apiKey,
+  security: apiKeySecurity,
   middleware: [requireApiKey] as const,
-  request: { params: idParam, body: { required: true, ...json(UpdateEventSchema) } },
-  responses: { 200: { description: "The changed event", ...json(EventSchema) }, ...errorResponses(400, 401, 403, 404, 409) },
+  request: { params: idParam, body: { required: true, ...jsonContent(UpdateEventSchema) } },
+  responses: { 200: { description: "The changed event", ...jsonContent(EventSchema) }, ...errorResponses(400, 401, 403, 404, 409) },
 });
 
 export const deleteEvent = createRoute({
@@ -195,7 +193,7 @@ export const deleteEvent = createRoute({
   path: "/api/v3/events/{eventId}",
   tags: ["Events"],
   summary: "Delete an event (owner only)",
-  security: apiKey,
+  security: apiKeySecurity,
   middleware: [requireApiKey] as const,
   request: { params: idParam },
   responses: { 204: { description: "Deleted" }, ...errorResponses(400, 401, 403, 404) },

@@ -2,7 +2,8 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { requireApiKey } from "../../_shared/auth/middleware.ts";
 import { errorResponses } from "../../_shared/http/errors.ts";
 import { listQuerySchema, pageSchema } from "../../_shared/http/listing.ts";
-import { ObjectId, Slug, Status } from "../events/routes.ts";
+import { apiKeySecurity, jsonContent, ObjectId } from "../../_shared/http/openapi.ts";
+import { Slug, Status } from "../events/routes.ts";
 
 export const HubType = z.enum(["group", "nftCollection"]);
 const timestamp = z.string().openapi({ format: "date-time" });
@@ -96,8 +97,6 @@ export const HubListQuery = listQuerySchema({
   }),
 });
 
-const apiKey = [{ ApiKeyAuth: [] }];
-const json = <T extends z.ZodTypeAny>(schema: T) => ({ content: { "application/json": { schema } } });
 const idParam = z.object({ hubId: ObjectId });
 
 export const listHubs = createRoute({
@@ -112,10 +111,10 @@ export const listHubs = createRoute({
     "\"My hubs\": `scope=mine` (the same set as filtering by `ownerId` equal to your id or `membersIDs` containing it). " +
     "\"Discover\": `scope=discover` (the same set as removing your own and joined hubs from everything visible), so " +
     "no client has to fetch a large batch and filter it; `hubType`, `status`, `search` and paging combine with every scope.",
-  security: apiKey,
+  security: apiKeySecurity,
   middleware: [requireApiKey] as const,
   request: { query: HubListQuery },
-  responses: { 200: { description: "A page of hubs", ...json(pageSchema(HubSchema, "HubPage")) }, ...errorResponses(400, 401) },
+  responses: { 200: { description: "A page of hubs", ...jsonContent(pageSchema(HubSchema, "HubPage")) }, ...errorResponses(400, 401) },
 });
 
 export const createHub = createRoute({
@@ -126,10 +125,10 @@ export const createHub = createRoute({
   description:
     "You become its owner (`ownerId`); a new hub has no members and no events. `status` defaults to INCOMPLETE and " +
     "`isPrivate` to false. A slug already used by another of your hubs is refused with 409 `slug_taken`.",
-  security: apiKey,
+  security: apiKeySecurity,
   middleware: [requireApiKey] as const,
-  request: { body: { required: true, ...json(CreateHubSchema) } },
-  responses: { 201: { description: "The hub", ...json(HubSchema) }, ...errorResponses(400, 401, 409) },
+  request: { body: { required: true, ...jsonContent(CreateHubSchema) } },
+  responses: { 201: { description: "The hub", ...jsonContent(HubSchema) }, ...errorResponses(400, 401, 409) },
 });
 
 export const getHub = createRoute({
@@ -138,10 +137,10 @@ export const getHub = createRoute({
   tags: ["Hubs"],
   summary: "Read one hub",
   description: "PUBLISHED non-private hubs are readable by everyone; private and INCOMPLETE hubs only by their owner and members (404 for others).",
-  security: apiKey,
+  security: apiKeySecurity,
   middleware: [requireApiKey] as const,
   request: { params: idParam },
-  responses: { 200: { description: "The hub", ...json(HubSchema) }, ...errorResponses(400, 401, 404) },
+  responses: { 200: { description: "The hub", ...jsonContent(HubSchema) }, ...errorResponses(400, 401, 404) },
 });
 
 export const updateHub = createRoute({
@@ -158,10 +157,10 @@ export const updateHub = createRoute({
     "Concurrent PUTs on one hub apply one after the other, so concurrent `connectEventIds` never lose an id. " +
     "403 `not_hub_owner` for a hub you can see but do not own (members cannot change it); 404 for a hub you cannot see; " +
     "409 `slug_taken`.",
-  security: apiKey,
+  security: apiKeySecurity,
   middleware: [requireApiKey] as const,
-  request: { params: idParam, body: { required: true, ...json(UpdateHubSchema) } },
-  responses: { 200: { description: "The changed hub", ...json(HubSchema) }, ...errorResponses(400, 401, 403, 404, 409) },
+  request: { params: idParam, body: { required: true, ...jsonContent(UpdateHubSchema) } },
+  responses: { 200: { description: "The changed hub", ...jsonContent(HubSchema) }, ...errorResponses(400, 401, 403, 404, 409) },
 });
 
 export const deleteHub = createRoute({
@@ -172,7 +171,7 @@ export const deleteHub = createRoute({
   description:
     "Removes the hub, its memberships and its event connections (the events themselves stay). " +
     "403 `not_hub_owner` for a hub you can see but do not own; 404 for a hub you cannot see.",
-  security: apiKey,
+  security: apiKeySecurity,
   middleware: [requireApiKey] as const,
   request: { params: idParam },
   responses: { 204: { description: "Deleted" }, ...errorResponses(400, 401, 403, 404) },
@@ -188,12 +187,12 @@ export const joinHub = createRoute({
     "already were a member (idempotent; also for members of a private or INCOMPLETE hub, who can see it). A hub you cannot " +
     "see (private or INCOMPLETE and you are not a member) is 404, as if it did not exist: private hubs get members from their " +
     "owner, not by joining. The owner is not a member of their own hub: 409 `owner_cannot_join`.",
-  security: apiKey,
+  security: apiKeySecurity,
   middleware: [requireApiKey] as const,
   request: { params: idParam },
   responses: {
-    201: { description: "Joined; the hub with you in `membersIDs`", ...json(HubSchema) },
-    200: { description: "Already a member; the hub unchanged", ...json(HubSchema) },
+    201: { description: "Joined; the hub with you in `membersIDs`", ...jsonContent(HubSchema) },
+    200: { description: "Already a member; the hub unchanged", ...jsonContent(HubSchema) },
     ...errorResponses(400, 401, 404, 409),
   },
 });
@@ -207,7 +206,7 @@ export const leaveHub = createRoute({
     "Removes you from `membersIDs`. After leaving a private or INCOMPLETE hub you can no longer see it. 404 `not_a_member` " +
     "when you are not a member of a hub you can see, 404 `not_found` for a hub you cannot see; the owner cannot leave " +
     "their own hub (409 `owner_cannot_leave`; delete it instead).",
-  security: apiKey,
+  security: apiKeySecurity,
   middleware: [requireApiKey] as const,
   request: { params: idParam },
   responses: { 204: { description: "Left" }, ...errorResponses(400, 401, 404, 409) },

@@ -1,8 +1,8 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { requireApiKey } from "../../_shared/auth/middleware.ts";
 import { errorResponses } from "../../_shared/http/errors.ts";
+import { apiKeySecurity, ObjectId } from "../../_shared/http/openapi.ts";
 
-const ObjectId = z.string().regex(/^[0-9a-f]{24}$/).openapi({ example: "65f1c0a2b3d4e5f601234567" });
 
 export const SessionSchema = z
   .object({
@@ -35,14 +35,13 @@ export const CryptoAddressSchema = z
   })
   .openapi("CryptoAddress");
 
-const apiKey = [{ ApiKeyAuth: [] }];
 
 export const getSession = createRoute({
   method: "get",
   path: "/api/auth/get-session",
   tags: ["Identity"],
   summary: "The user who owns the API key",
-  security: apiKey,
+  security: apiKeySecurity,
   middleware: [requireApiKey] as const,
   responses: {
     200: { description: "The key owner's session", content: { "application/json": { schema: SessionSchema } } },
@@ -55,7 +54,7 @@ export const getMe = createRoute({
   path: "/api/v3/me",
   tags: ["Identity"],
   summary: "The authenticated user's profile",
-  security: apiKey,
+  security: apiKeySecurity,
   middleware: [requireApiKey] as const,
   responses: {
     200: { description: "Profile", content: { "application/json": { schema: ProfileSchema } } },
@@ -69,7 +68,7 @@ export const listCryptoAddresses = createRoute({
   tags: ["Identity"],
   summary: "Crypto addresses linked to the authenticated user",
   description: "Every linked address, oldest first, as `{ items: [...] }`.",
-  security: apiKey,
+  security: apiKeySecurity,
   middleware: [requireApiKey] as const,
   responses: {
     200: {
@@ -88,7 +87,7 @@ export const createSiweNonce = createRoute({
   description:
     "Returns a nonce for an EIP-4361 (Sign-In with Ethereum) message. The nonce belongs to the key's owner, " +
     "can be spent once and expires after 10 minutes. `domains` lists the message domains the service accepts.",
-  security: apiKey,
+  security: apiKeySecurity,
   middleware: [requireApiKey] as const,
   responses: {
     201: {
@@ -114,7 +113,7 @@ export const linkCryptoAddress = createRoute({
     "Verifies an EIP-4361 message signed by the wallet: its domain must be one the service accepts, its nonce one " +
     "issued to this user and not yet used, and it must be within its `notBefore`/`expirationTime` window. The address " +
     "and chain come from the message. A wallet can be linked to one user per chain (409 `address_already_linked`).",
-  security: apiKey,
+  security: apiKeySecurity,
   middleware: [requireApiKey] as const,
   request: {
     body: {
@@ -143,7 +142,7 @@ export const unlinkCryptoAddress = createRoute({
   path: "/api/v3/me/crypto-addresses/{address}",
   tags: ["Identity"],
   summary: "Unlink a wallet",
-  security: apiKey,
+  security: apiKeySecurity,
   middleware: [requireApiKey] as const,
   request: {
     params: z.object({ address: z.string().min(3).max(128) }),
