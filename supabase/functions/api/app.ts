@@ -3,6 +3,7 @@ import type { AppServices } from "../_shared/http/context.ts";
 import { registerDocs } from "./docs/handlers.ts";
 import { eventsRouter } from "./events/handlers.ts";
 import { healthRouter } from "./health/handlers.ts";
+import { hubsRouter } from "./hubs/handlers.ts";
 import { identityRouter } from "./identity/handlers.ts";
 import { versioningRouter } from "./versioning/handlers.ts";
 
@@ -13,6 +14,7 @@ export function createApiApp(services: AppServices) {
   app.route("/", versioningRouter);
   app.route("/", identityRouter);
   app.route("/", eventsRouter);
+  app.route("/", hubsRouter);
   if (services.config.ENABLE_BENCH_ROUTES) {
     // The baseline of scripts/bench: one `select 1` through the same pool, nothing else.
     app.get("/bench/select-1", async (c) => c.json(await c.get("db").sql`select 1 as one`));
