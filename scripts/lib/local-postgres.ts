@@ -87,6 +87,10 @@ synchronous_commit = off
 full_page_writes = off
 `;
 
+function portAnswers(): boolean {
+  return spawnSync(`${PG_BIN}/pg_isready`, ["-q", "-h", "127.0.0.1", "-p", String(LOCAL_PORT)]).status === 0;
+}
+
 export function isRunning(dir = dataDirectory()): boolean {
   if (!existsSync(join(dir, "PG_VERSION"))) return false;
   return runPg("pg_ctl", ["status", "-D", dir], { allowFailure: true }).status === 0;
@@ -116,6 +120,11 @@ export function startCluster(): { dataDir: string; started: boolean } {
     if (isRoot()) execFileSync("chown", ["postgres:postgres", confPath]);
   }
   if (isRunning(dir)) return { dataDir: dir, started: false };
+  if (portAnswers()) {
+    // Another checkout's cluster (same port, same credentials): two clusters cannot share the port.
+    log(`a PostgreSQL already listens on 127.0.0.1:${LOCAL_PORT}; using it`);
+    return { dataDir: dir, started: false };
+  }
   runPg("pg_ctl", ["start", "-D", dir, "-l", join(dir, "server.log"), "-w", "-t", "60"]);
   log(`started PostgreSQL on 127.0.0.1:${LOCAL_PORT}`);
   return { dataDir: dir, started: true };
