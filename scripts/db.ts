@@ -1,9 +1,10 @@
-// npm run db:start | db:stop | db:reset | db:migrate [-- status]
-// With DATABASE_URL set, only `migrate` and `status` apply, to that database; nothing is started.
+// npm run db:start | db:stop | db:reset | db:migrate | db:places [-- status]
+// With DATABASE_URL set, only `migrate`, `places` and `status` apply, to that database; nothing is started.
 import process from "node:process";
 import postgres from "postgres";
 import { destroyCluster, isRunning, LOCAL_DATABASE_URL, startCluster, stopCluster } from "./lib/local-postgres.ts";
 import { migrate } from "./lib/migrations.ts";
+import { loadPlaces } from "./lib/places.ts";
 
 /** Starts (when needed) the database the service uses and brings it up to date. */
 export async function prepareDatabase(options: { seed: boolean }): Promise<string> {
@@ -12,6 +13,9 @@ export async function prepareDatabase(options: { seed: boolean }): Promise<strin
   const url = external ?? LOCAL_DATABASE_URL;
   const applied = await migrate(url, { seed: options.seed });
   if (applied.length > 0) process.stderr.write(`[db] applied migrations ${applied.join(", ")}\n`);
+  // Venue autocomplete's open data set, once: a table that has rows is left alone.
+  const places = await loadPlaces(url, { ifEmpty: true });
+  if (!places.skipped) process.stderr.write(`[db] loaded ${places.loaded} places in ${places.seconds.toFixed(1)} s\n`);
   return url;
 }
 
@@ -28,6 +32,14 @@ async function main(command: string | undefined) {
     case "migrate":
       await prepareDatabase({ seed: false });
       return;
+    case "places": {
+      // (Re)loads the places data set, e.g. into a Supabase project: DATABASE_URL, else the local cluster.
+      if (!process.env.DATABASE_URL) startCluster();
+      const url = process.env.DATABASE_URL ?? LOCAL_DATABASE_URL;
+      const places = await loadPlaces(url);
+      console.log(`loaded ${places.loaded} places in ${places.seconds.toFixed(1)} s`);
+      return;
+    }
     case "stop":
       console.log(stopCluster() ? "stopped" : "not running");
       return;
@@ -47,7 +59,7 @@ async function main(command: string | undefined) {
       return;
     }
     default:
-      throw new Error("usage: db.ts start|stop|reset|migrate|status|ensure");
+      throw new Error("usage: db.ts start|stop|reset|migrate|places|status|ensure");
   }
 }
 

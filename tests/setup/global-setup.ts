@@ -4,6 +4,7 @@ import postgres from "postgres";
 import type { TestProject } from "vitest/node";
 import { LOCAL_DATABASE_URL, startCluster } from "../../scripts/lib/local-postgres.ts";
 import { migrate } from "../../scripts/lib/migrations.ts";
+import { loadPlaces } from "../../scripts/lib/places.ts";
 
 declare module "vitest" {
   export interface ProvidedContext {
@@ -25,6 +26,7 @@ export default async function setup(project: TestProject) {
   const admin = postgres(databaseUrl("postgres"), { max: 1, onnotice: () => {} });
   await admin.unsafe(`create database ${template}`);
   await migrate(databaseUrl(template));
+  await loadPlaces(databaseUrl(template), { ifEmpty: true });
   project.provide("templateDatabase", template);
   project.provide("serverUrl", databaseUrl("postgres"));
   return async () => {

@@ -23,6 +23,14 @@ const configSchema = z.object({
   JWT_AUDIENCE: z.string().default("authenticated"),
   SIWE_DOMAINS: commaList.default(["localhost:54321", "127.0.0.1:54321"]),
   ENABLE_BENCH_ROUTES: z.enum(["true", "false"]).default("false").transform((v) => v === "true"),
+  // Venue autocomplete: the project's own places table (postgres) or a Photon / Nominatim server.
+  GEOCODER_PROVIDER: z.enum(["postgres", "photon", "nominatim"]).default("postgres"),
+  GEOCODER_URL: optionalUrl,
+  GEOCODER_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(3000),
+}).superRefine((config, ctx) => {
+  if (config.GEOCODER_PROVIDER !== "postgres" && !config.GEOCODER_URL) {
+    ctx.addIssue({ code: "custom", path: ["GEOCODER_URL"], message: `required when GEOCODER_PROVIDER is ${config.GEOCODER_PROVIDER}` });
+  }
 });
 
 export type Config = z.infer<typeof configSchema>;

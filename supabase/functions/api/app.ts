@@ -5,6 +5,7 @@ import { eventsRouter } from "./events/handlers.ts";
 import { healthRouter } from "./health/handlers.ts";
 import { hubsRouter } from "./hubs/handlers.ts";
 import { identityRouter } from "./identity/handlers.ts";
+import { venuesRouter } from "./venues/handlers.ts";
 import { versioningRouter } from "./versioning/handlers.ts";
 
 /** REST v3, auth/session, docs and operations routes. Runs under Deno and, in tests, under Node. */
@@ -15,6 +16,7 @@ export function createApiApp(services: AppServices) {
   app.route("/", identityRouter);
   app.route("/", eventsRouter);
   app.route("/", hubsRouter);
+  app.route("/", venuesRouter);
   if (services.config.ENABLE_BENCH_ROUTES) {
     // The baseline of scripts/bench: one `select 1` through the same pool, nothing else.
     app.get("/bench/select-1", async (c) => c.json(await c.get("db").sql`select 1 as one`));

@@ -52,7 +52,8 @@ select set_eq(
     'community.lock_hub_for_owner(core.object_id)',
     'community.assert_visible_events(core.object_id[])',
     'community.connect_hub_events(core.object_id,core.object_id[])',
-    'community.replace_hub_events(core.object_id,core.object_id[])'
+    'community.replace_hub_events(core.object_id,core.object_id[])',
+    'community.suggest_venues(text,integer,text,text)'
   ],
   'authenticated may execute exactly the functions granted to it'
 );
