@@ -56,11 +56,15 @@ async function prepareBenchDatabase(): Promise<string> {
 async function capturePgbenchScript(url: string, key: string, path: string): Promise<string> {
   const statements: string[] = [];
   const literal = (value: unknown) =>
-    value === null ? "null" : typeof value === "number" ? String(value) : `'${String(value).replace(/'/g, "''")}'`;
+    value === null ? "null"
+    : typeof value === "number" ? String(value)
+    : value instanceof Uint8Array ? `'\\x${Buffer.from(value).toString("hex")}'::bytea`
+    : `'${String(value).replace(/'/g, "''")}'`;
   const sql = postgres(url, {
     max: 1,
     onnotice: () => {},
     debug: (_connection, query, parameters) => {
+      if (query.includes("pg_catalog.pg_type")) return; // postgres.js's one-time type lookup
       statements.push(query.replace(/\$(\d+)/g, (_, n) => literal(parameters[Number(n) - 1])).replace(/\s+/g, " ").trim());
     },
   });

@@ -142,9 +142,12 @@ export function pageClauses(tx: Tx, alias: string, paging: Paging): { after: Fra
   return { after, orderAndLimit };
 }
 
-/** The sort column as exact text (microseconds kept), for the next cursor. */
+/**
+ * The sort column as exact text (microseconds kept), for the next cursor. The colons are quoted in
+ * the format so the statement holds no `:name` (pgbench would take it for a variable in the bench).
+ */
 export function cursorValue(tx: Tx, alias: string, paging: Paging): Fragment {
-  return tx`to_char(${tx(`${alias}.${SORT_COLUMNS[paging.sort]}`)} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as cursor_value`;
+  return tx`to_char(${tx(`${alias}.${SORT_COLUMNS[paging.sort]}`)} at time zone 'UTC', 'YYYY-MM-DD"T"HH24":"MI":"SS.US"Z"') as cursor_value`;
 }
 
 export interface PageEnvelope<T> {
