@@ -6,23 +6,26 @@ import { destroyCluster, isRunning, LOCAL_DATABASE_URL, startCluster, stopCluste
 import { migrate } from "./lib/migrations.ts";
 import { loadPlaces } from "./lib/places.ts";
 
-/** Starts (when needed) the database the service uses and brings it up to date. */
+/** Starts (when needed) the database the service uses and applies pending migrations. */
 export async function prepareDatabase(options: { seed: boolean }): Promise<string> {
   const external = process.env.DATABASE_URL;
   if (!external) startCluster();
   const url = external ?? LOCAL_DATABASE_URL;
   const applied = await migrate(url, { seed: options.seed });
   if (applied.length > 0) process.stderr.write(`[db] applied migrations ${applied.join(", ")}\n`);
-  // Venue autocomplete's open data set, once: a table that has rows is left alone.
+  return url;
+}
+
+/** Venue autocomplete's open data set, once: a table that has rows is left alone. */
+export async function ensurePlaces(url: string): Promise<void> {
   const places = await loadPlaces(url, { ifEmpty: true });
   if (!places.skipped) process.stderr.write(`[db] loaded ${places.loaded} places in ${places.seconds.toFixed(1)} s\n`);
-  return url;
 }
 
 async function main(command: string | undefined) {
   switch (command) {
     case "start":
-      await prepareDatabase({ seed: true });
+      await ensurePlaces(await prepareDatabase({ seed: true }));
       console.log(`PostgreSQL ready: ${process.env.DATABASE_URL ? "DATABASE_URL" : LOCAL_DATABASE_URL}`);
       return;
     case "ensure":
@@ -30,7 +33,7 @@ async function main(command: string | undefined) {
       if (!process.env.DATABASE_URL) startCluster();
       return;
     case "migrate":
-      await prepareDatabase({ seed: false });
+      await ensurePlaces(await prepareDatabase({ seed: false }));
       return;
     case "places": {
       // (Re)loads the places data set, e.g. into a Supabase project: DATABASE_URL, else the local cluster.
@@ -46,7 +49,7 @@ async function main(command: string | undefined) {
     case "reset":
       if (process.env.DATABASE_URL) throw new Error("db:reset only resets the local cluster; unset DATABASE_URL");
       destroyCluster();
-      await prepareDatabase({ seed: true });
+      await ensurePlaces(await prepareDatabase({ seed: true }));
       console.log("local database reset: migrations and seed applied");
       return;
     case "status": {

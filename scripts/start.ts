@@ -1,7 +1,7 @@
 // npm start: the local database (unless DATABASE_URL is set), migrations, seed, then the gateway,
 // all in this one process.
 import process from "node:process";
-import { prepareDatabase } from "./db.ts";
+import { ensurePlaces, prepareDatabase } from "./db.ts";
 import { startGateway } from "./gateway.ts";
 
 const DEMO_API_KEY = "sk_demo0000_local-demo-key-not-secret"; // inserted by supabase/seed.sql
@@ -28,6 +28,10 @@ console.log([
   "  Ctrl-C stops the gateway; the database keeps running until `npm run db:stop`.",
   "",
 ].join("\n"));
+
+// The places data set takes a few seconds to load the first time; everything but autocomplete
+// works meanwhile, and the load commits all at once.
+ensurePlaces(databaseUrl).catch((error) => console.error(`[db] loading places failed: ${error instanceof Error ? error.message : error}`));
 
 const stop = async () => {
   await gateway.stop();
