@@ -4,7 +4,7 @@ import postgres from "postgres";
 import { connect, Database } from "../../supabase/functions/_shared/db/database.ts";
 import { createApiKey, createUser } from "../lib/admin-operations.ts";
 import { startGatewayProcess } from "../lib/gateway-process.ts";
-import { LOCAL_DATABASE_URL, startCluster } from "../lib/local-postgres.ts";
+import { LOCAL_DATABASE_URL, startCluster, stopCluster } from "../lib/local-postgres.ts";
 import { migrate } from "../lib/migrations.ts";
 import { ensureWrk, formatTable, type LoadResult, runWrk } from "./wrk.ts";
 
@@ -46,7 +46,6 @@ export async function benchIdentity(options: { seconds: number }) {
 
 /** From spawning `npm start`'s entry to its ready banner, with the local cluster stopped and running. */
 async function measureStartup() {
-  const { stopCluster } = await import("../lib/local-postgres.ts");
   const timeOnce = async () => {
     const started = performance.now();
     const gateway = await startGatewayProcess({});
