@@ -276,8 +276,8 @@ create function community.assert_visible_events(p_event_ids core.object_id[]) re
     from unnest(p_event_ids) as x(id)
     where not exists (select from community.events e where e.id = x.id);
     if v_missing is not null then
-      raise exception 'unknown or inaccessible event ids: %', array_to_string(v_missing, ', ')
-        using errcode = 'PT400', hint = 'unknown_event_ids';
+      raise exception 'unknown or inaccessible event ids: %; nothing was changed', array_to_string(v_missing, ', ')
+        using errcode = 'PT400', hint = 'unknown_event_ids', detail = json_build_object('eventIds', v_missing)::text;
     end if;
   end
   $$;

@@ -20,14 +20,14 @@ select tests.authenticate_as(:'alice');
 select throws_ok(
   format('select community.connect_hub_events(%L, array[%L, %L]::core.object_id[])', :'hub', :'valid', :'unknown'),
   'PT400',
-  format('unknown or inaccessible event ids: %s', :'unknown'),
+  format('unknown or inaccessible event ids: %s; nothing was changed', :'unknown'),
   'an unknown id is refused with PT400, named in the message'
 );
 
 select throws_ok(
   format('select community.connect_hub_events(%L, array[%L, %L]::core.object_id[])', :'hub', :'valid', :'bobs_private'),
   'PT400',
-  format('unknown or inaccessible event ids: %s', :'bobs_private'),
+  format('unknown or inaccessible event ids: %s; nothing was changed', :'bobs_private'),
   'someone else''s private event is refused like an unknown one'
 );
 
@@ -38,7 +38,7 @@ select throws_ok(
   ),
   'PT400',
   format(
-    'unknown or inaccessible event ids: %s',
+    'unknown or inaccessible event ids: %s; nothing was changed',
     (select string_agg(x, ', ' order by x) from unnest(array[:'bobs_draft', :'unknown']) as x)
   ),
   'someone else''s draft is refused, and every refused id is listed'

@@ -49,7 +49,7 @@ select is(tests.connected_event_ids(:'hub'), :'a_hidden'::text[], 'the hub has a
 select throws_ok(
   format('select community.replace_hub_events(%L, array[%L, %L]::core.object_id[])', :'hub', :'c', :'hidden'),
   'PT400',
-  format('unknown or inaccessible event ids: %s', :'hidden'),
+  format('unknown or inaccessible event ids: %s; nothing was changed', :'hidden'),
   'naming an event alice cannot see is refused with PT400'
 );
 select is(

@@ -81,16 +81,27 @@ export class Database {
   }
 }
 
+/** A DETAIL that is a JSON object becomes the error body's `details`. */
+function jsonDetail(detail: string | undefined): unknown {
+  if (!detail?.startsWith("{")) return undefined;
+  try {
+    return JSON.parse(detail);
+  } catch {
+    return undefined;
+  }
+}
+
 /**
- * SQL functions signal HTTP outcomes PostgREST-style: SQLSTATE `PTnnn` carries the status and the
- * HINT carries the stable error code. Constraint and privilege errors map to their natural status.
+ * SQL functions signal HTTP outcomes PostgREST-style: SQLSTATE `PTnnn` carries the status, the
+ * HINT the stable error code and a JSON DETAIL the details. Constraint and privilege errors map to
+ * their natural status.
  */
 export function translateDatabaseError(error: unknown): unknown {
   if (error instanceof ApiError || !(error instanceof postgres.PostgresError)) return error;
   const { code, message, hint } = error;
   if (/^PT[45]\d\d$/.test(code)) {
     const status = Number(code.slice(2)) as 400;
-    return new ApiError(status, hint ?? "request_failed", message);
+    return new ApiError(status, hint ?? "request_failed", message, jsonDetail(error.detail));
   }
   switch (code) {
     case "23505":

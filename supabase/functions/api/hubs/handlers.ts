@@ -66,15 +66,6 @@ const notFound = () => new ApiError(404, "not_found", "No hub with this id is vi
 const slugTaken = (error: unknown) =>
   renameConflict(error, "hubs_owner_slug_key", "slug_taken", "You already have a hub with this slug; choose another `slug`.");
 
-/** community.assert_visible_events names the refused ids in its message; hand them over as data too. */
-function withUnknownEventIds(error: unknown): unknown {
-  if (error instanceof ApiError && error.code === "unknown_event_ids") {
-    const eventIds = error.message.match(/[0-9a-f]{24}/g) ?? [];
-    return new ApiError(400, error.code, "These event ids do not name events you can see; nothing was changed.", { eventIds });
-  }
-  return error;
-}
-
 /** After a write matched no row: 404 when the caller cannot see the hub, 403 when it is someone else's. */
 async function explainMissedWrite(tx: Tx, hubId: string): Promise<never> {
   const [visible] = await tx`select 1 from community.hubs where id = ${hubId}`;
@@ -155,7 +146,7 @@ export const updateHub: RouteHandler<typeof routes.updateHub, AppEnv> = async (c
     if (!updated) await explainMissedWrite(tx, hubId);
     return (await readHub(tx, hubId))!;
   }).catch((error) => {
-    throw withUnknownEventIds(slugTaken(error));
+    throw slugTaken(error);
   });
   return c.json(toHub(row), 200);
 };
