@@ -66,16 +66,15 @@ const notFound = () => new ApiError(404, "not_found", "No hub with this id is vi
 const slugTaken = (error: unknown) =>
   renameConflict(error, "hubs_owner_slug_key", "slug_taken", "You already have a hub with this slug; choose another `slug`.");
 
-/** After a write matched no row: 404 when the caller cannot see the hub, 403 when it is someone else's. */
-async function explainMissedWrite(tx: Tx, hubId: string): Promise<never> {
-  const [visible] = await tx`select 1 from community.hubs where id = ${hubId}`;
-  if (visible) throw new ApiError(403, "not_hub_owner", "Only the hub's owner may change or delete it.");
-  throw notFound();
-}
+const selectHub = (tx: Tx, hubId: string) => tx<HubRow[]>`select ${hubColumns(tx)} from community.hubs h where h.id = ${hubId}`;
 
 async function readHub(tx: Tx, hubId: string): Promise<HubRow | undefined> {
-  const [row] = await tx<HubRow[]>`select ${hubColumns(tx)} from community.hubs h where h.id = ${hubId}`;
-  return row;
+  return (await selectHub(tx, hubId))[0];
+}
+
+/** Locks the hub for the owner's change; 404 when the caller cannot see it, 403 when it is someone else's. */
+function lockForOwner(tx: Tx, hubId: string) {
+  return tx`select community.lock_hub_for_owner(${hubId})`;
 }
 
 export const listHubs: RouteHandler<typeof routes.listHubs, AppEnv> = async (c) => {
@@ -83,7 +82,7 @@ export const listHubs: RouteHandler<typeof routes.listHubs, AppEnv> = async (c) 
   const paging = pagingOf(query);
   const principal = c.get("principal");
   const me = principal.userId;
-  const rows = await c.get("db").read(scopeOf(principal), (tx) => {
+  const rows = await c.get("db").statement(scopeOf(principal), (tx) => {
     const { after, orderAndLimit } = pageClauses(tx, "h", paging);
     const joined = tx`exists (select from community.hub_members m where m.hub_id = h.id and m.user_id = ${me})`;
     const scope = query.scope === "mine"
@@ -110,7 +109,7 @@ export const createHub: RouteHandler<typeof routes.createHub, AppEnv> = async (c
   const principal = c.get("principal");
   const columns = { ...hubFieldColumns(input), slug: input.slug ?? slugify(input.name, "hub"), owner_id: principal.userId };
   // A new hub has no members and no connections, so the arrays need no subquery.
-  const [row] = await c.get("db").read(scopeOf(principal), (tx) => tx<HubRow[]>`
+  const [row] = await c.get("db").statement(scopeOf(principal), (tx) => tx<HubRow[]>`
     insert into community.hubs ${tx(columns)}
     returning id, owner_id, hub_type, status, name, slug, description, is_private, created_at, updated_at,
       '{}'::text[] as members_ids, '{}'::text[] as event_ids`).catch((error) => {
@@ -121,8 +120,7 @@ export const createHub: RouteHandler<typeof routes.createHub, AppEnv> = async (c
 
 export const getHub: RouteHandler<typeof routes.getHub, AppEnv> = async (c) => {
   const { hubId } = c.req.valid("param");
-  const [row] = await c.get("db").read(scopeOf(c.get("principal")), (tx) => tx<HubRow[]>`
-    select ${hubColumns(tx)} from community.hubs h where h.id = ${hubId}`);
+  const [row] = await c.get("db").statement(scopeOf(c.get("principal")), (tx) => selectHub(tx, hubId));
   if (!row) throw notFound();
   return c.json(toHub(row), 200);
 };
@@ -131,8 +129,8 @@ export const updateHub: RouteHandler<typeof routes.updateHub, AppEnv> = async (c
   const { hubId } = c.req.valid("param");
   const input: UpdateHub = c.req.valid("json");
   const row = await c.get("db").transaction(scopeOf(c.get("principal")), async (tx) => {
-    // The SQL functions lock the hub for its owner (404/403 otherwise), check every id and connect;
-    // the lock makes concurrent PUTs on one hub apply one after the other.
+    // The lock makes concurrent PUTs on one hub apply one after the other.
+    await lockForOwner(tx, hubId);
     if (input.connectEventIds !== undefined) {
       await tx`select community.connect_hub_events(${hubId}, ${input.connectEventIds}::text[]::core.object_id[])`;
     } else if (input.categorySubEventIDs !== undefined) {
@@ -140,10 +138,8 @@ export const updateHub: RouteHandler<typeof routes.updateHub, AppEnv> = async (c
     }
     // Every successful PUT updates the row, so updatedAt moves also when only connections changed.
     const columns = hubFieldColumns(input);
-    const [updated] = await tx<{ id: string }[]>`
-      update community.hubs set ${Object.keys(columns).length > 0 ? tx(columns) : tx`hub_type = hub_type`}
-      where id = ${hubId} returning id`;
-    if (!updated) await explainMissedWrite(tx, hubId);
+    await tx`update community.hubs set ${Object.keys(columns).length > 0 ? tx(columns) : tx`hub_type = hub_type`}
+             where id = ${hubId}`;
     return (await readHub(tx, hubId))!;
   }).catch((error) => {
     throw slugTaken(error);
@@ -154,8 +150,8 @@ export const updateHub: RouteHandler<typeof routes.updateHub, AppEnv> = async (c
 export const deleteHub: RouteHandler<typeof routes.deleteHub, AppEnv> = async (c) => {
   const { hubId } = c.req.valid("param");
   await c.get("db").transaction(scopeOf(c.get("principal")), async (tx) => {
-    const deleted = await tx`delete from community.hubs where id = ${hubId} returning id`;
-    if (deleted.length === 0) await explainMissedWrite(tx, hubId);
+    await lockForOwner(tx, hubId);
+    await tx`delete from community.hubs where id = ${hubId}`;
   });
   return c.body(null, 204);
 };
