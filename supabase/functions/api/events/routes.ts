@@ -19,29 +19,22 @@ const isTimeZone = (zone: string) => {
   }
 };
 
-/**
- * Text without U+0000: PostgreSQL cannot store it in text (22021) nor in jsonb (22P05, which the
- * database layer does not map, so a NUL in a venue address answered 500). Refused here, by field.
- */
-const noNul = (value: string) => !value.includes("\u0000");
-const text = (min: number, max: number) => z.string().min(min).max(max).refine(noNul, "must not contain NUL (U+0000)");
-
 const Coordinates = z.object({ lat: z.number().min(-90).max(90), lng: z.number().min(-180).max(180) }).openapi("Coordinates");
 
 export const AddressSchema = z
   .object({
-    line1: text(1, 200).optional(),
-    line2: text(1, 200).optional(),
-    city: text(1, 120).optional(),
-    region: text(1, 120).optional(),
-    postalCode: text(1, 20).optional(),
+    line1: z.string().min(1).max(200).optional(),
+    line2: z.string().min(1).max(200).optional(),
+    city: z.string().min(1).max(120).optional(),
+    region: z.string().min(1).max(120).optional(),
+    postalCode: z.string().min(1).max(20).optional(),
     country: z.string().regex(/^[A-Z]{2}$/, "ISO 3166-1 alpha-2 code").optional(),
   })
   .strict()
   .openapi("Address");
 
 const Venue = z
-  .object({ name: text(1, 200), address: AddressSchema, coordinates: Coordinates.nullable().default(null) })
+  .object({ name: z.string().min(1).max(200), address: AddressSchema, coordinates: Coordinates.nullable().default(null) })
   .strict()
   .openapi("Venue", { description: "Where the event happens; suggestions come from GET /api/v3/adresses/autocomplete." });
 
@@ -71,9 +64,9 @@ export const AccessRule = z
   .openapi("NftAccessRule");
 
 const eventFields = {
-  name: z.string().trim().min(1).max(200).refine(noNul, "must not contain NUL (U+0000)"),
+  name: z.string().trim().min(1).max(200),
   slug: Slug.optional().openapi({ description: "Unique per owner; derived from the name when omitted" }),
-  description: text(0, 10_000).default(""),
+  description: z.string().max(10_000).default(""),
   startsAt: z.string().datetime({ offset: true }).openapi({ example: "2026-12-05T19:00:00+01:00" }),
   endsAt: z.string().datetime({ offset: true }).openapi({ example: "2026-12-05T23:30:00+01:00" }),
   timeZone: z.string().refine(isTimeZone, "an IANA time zone such as Europe/Berlin").openapi({ example: "Europe/Berlin" }),
@@ -95,7 +88,7 @@ export const UpdateEventSchema = z
   .object({
     name: eventFields.name,
     slug: Slug,
-    description: text(0, 10_000),
+    description: z.string().max(10_000),
     startsAt: eventFields.startsAt,
     endsAt: eventFields.endsAt,
     timeZone: eventFields.timeZone,
