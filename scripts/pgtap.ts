@@ -12,7 +12,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
 import process from "node:process";
 import postgres from "postgres";
-import { LOCAL_DATABASE_URL, REPO_ROOT, startCluster } from "./lib/local-postgres.ts";
+import { LOCAL_DATABASE_URL, REPO_ROOT, startCluster, withDatabase } from "./lib/local-postgres.ts";
 import { migrate } from "./lib/migrations.ts";
 
 const TESTS_DIR = join(REPO_ROOT, "tests", "db");
@@ -34,12 +34,6 @@ function testFiles(dir: string): string[] {
     else if (entry.isFile() && entry.name.endsWith(".test.sql")) found.push(relative(REPO_ROOT, path));
   }
   return found.sort();
-}
-
-function withDatabase(url: string, name: string): string {
-  const u = new URL(url);
-  u.pathname = `/${name}`;
-  return u.toString();
 }
 
 /** libpq environment for a postgres:// URL, so the password never shows in a process list. */

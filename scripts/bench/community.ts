@@ -12,7 +12,7 @@ import { loadConfig } from "../../supabase/functions/_shared/config.ts";
 import { Database } from "../../supabase/functions/_shared/db/database.ts";
 import { createApiKey } from "../lib/admin-operations.ts";
 import { startGatewayProcess } from "../lib/gateway-process.ts";
-import { LOCAL_DATABASE_URL, REPO_ROOT, startCluster } from "../lib/local-postgres.ts";
+import { LOCAL_DATABASE_URL, REPO_ROOT, startCluster, withDatabase } from "../lib/local-postgres.ts";
 import { migrate, migrationFiles } from "../lib/migrations.ts";
 import { loadPlaces } from "../lib/places.ts";
 import { ensureCommunityData } from "./community-data.ts";
@@ -21,16 +21,10 @@ import { ensureWrk, formatTable, type LoadResult, runWrk } from "./wrk.ts";
 const BENCH_DIR = join(REPO_ROOT, ".local", "bench");
 const HUB_SEARCH_WORD = "festival";
 
-function databaseUrl(name: string) {
-  const url = new URL(LOCAL_DATABASE_URL);
-  url.pathname = `/${name}`;
-  return url.toString();
-}
-
 /** bench_community, rebuilt when its schema is older than the migrations. */
 async function prepareBenchDatabase(): Promise<string> {
   startCluster();
-  const url = databaseUrl("bench_community");
+  const url = withDatabase(LOCAL_DATABASE_URL, "bench_community");
   const server = postgres(LOCAL_DATABASE_URL, { max: 1, onnotice: () => {} });
   const [exists] = await server`select 1 from pg_database where datname = 'bench_community'`;
   let current = false;

@@ -4,7 +4,7 @@ import postgres from "postgres";
 import { connect, Database } from "../../supabase/functions/_shared/db/database.ts";
 import { createApiKey, createUser } from "../lib/admin-operations.ts";
 import { startGatewayProcess } from "../lib/gateway-process.ts";
-import { LOCAL_DATABASE_URL, startCluster, stopCluster } from "../lib/local-postgres.ts";
+import { LOCAL_DATABASE_URL, startCluster, stopCluster, withDatabase } from "../lib/local-postgres.ts";
 import { migrate } from "../lib/migrations.ts";
 import { ensureWrk, formatTable, type LoadResult, runWrk } from "./wrk.ts";
 
@@ -15,17 +15,16 @@ export async function benchIdentity(options: { seconds: number }) {
   await server.unsafe("drop database if exists bench_identity with (force)");
   await server.unsafe("create database bench_identity");
   await server.end();
-  const url = new URL(LOCAL_DATABASE_URL);
-  url.pathname = "/bench_identity";
-  await migrate(url.toString());
+  const url = withDatabase(LOCAL_DATABASE_URL, "bench_identity");
+  await migrate(url);
 
-  const db = new Database(connect(url.toString(), { max: 1, prepare: true }));
+  const db = new Database(connect(url, { max: 1, prepare: true }));
   const user = await createUser(db, { email: "bench@example.com" });
   const { key } = await createApiKey(db, { userId: user.id, name: "bench", permissions: {} });
   await db.close();
 
   const startup = await measureStartup();
-  const gateway = await startGatewayProcess({ DATABASE_URL: url.toString(), ENABLE_BENCH_ROUTES: "true" });
+  const gateway = await startGatewayProcess({ DATABASE_URL: url, ENABLE_BENCH_ROUTES: "true" });
   try {
     const load = { connections: 50, seconds: options.seconds };
     runWrk("warm-up", `${gateway.url}/api/v3/me`, { ...load, seconds: 2, headers: { "x-api-key": key } });

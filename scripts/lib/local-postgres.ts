@@ -10,6 +10,13 @@ export const REPO_ROOT = resolve(fileURLToPath(new URL("../..", import.meta.url)
 export const LOCAL_PORT = 54322;
 export const LOCAL_DATABASE_URL = `postgres://postgres:postgres@127.0.0.1:${LOCAL_PORT}/postgres`;
 
+/** The same server and credentials as `url`, another database. */
+export function withDatabase(url: string, name: string): string {
+  const other = new URL(url);
+  other.pathname = `/${name}`;
+  return other.toString();
+}
+
 const PG_BIN = "/usr/lib/postgresql/15/bin";
 const PG_SHARE = "/usr/share/postgresql/15/extension";
 

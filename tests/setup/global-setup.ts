@@ -2,7 +2,7 @@
 // file clones it (tests/setup/test-context.ts), so suites run in parallel on databases of their own.
 import postgres from "postgres";
 import type { TestProject } from "vitest/node";
-import { LOCAL_DATABASE_URL, startCluster } from "../../scripts/lib/local-postgres.ts";
+import { LOCAL_DATABASE_URL, startCluster, withDatabase } from "../../scripts/lib/local-postgres.ts";
 import { migrate } from "../../scripts/lib/migrations.ts";
 import { loadPlaces } from "../../scripts/lib/places.ts";
 
@@ -14,11 +14,7 @@ declare module "vitest" {
 }
 
 
-function databaseUrl(name: string): string {
-  const url = new URL(process.env.TEST_DATABASE_URL ?? LOCAL_DATABASE_URL);
-  url.pathname = `/${name}`;
-  return url.toString();
-}
+const databaseUrl = (name: string) => withDatabase(process.env.TEST_DATABASE_URL ?? LOCAL_DATABASE_URL, name);
 
 export default async function setup(project: TestProject) {
   if (!process.env.TEST_DATABASE_URL) startCluster();

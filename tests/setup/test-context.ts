@@ -7,13 +7,12 @@ import { loadConfig, type Config } from "../../supabase/functions/_shared/config
 import { connect, Database } from "../../supabase/functions/_shared/db/database.ts";
 import type { Environment } from "../../supabase/functions/_shared/platform/runtime.ts";
 import { createApiKey, createUser, parsePermissions } from "../../scripts/lib/admin-operations.ts";
+import { withDatabase } from "../../scripts/lib/local-postgres.ts";
 
 export const TEST_JWT_SECRET = "test-jwt-secret-that-is-long-enough-0123456789";
 
 export function databaseUrl(name: string): string {
-  const url = new URL(inject("serverUrl"));
-  url.pathname = `/${name}`;
-  return url.toString();
+  return withDatabase(inject("serverUrl"), name);
 }
 
 /** Creates a database from the migrated template; returns its URL and a function that drops it. */

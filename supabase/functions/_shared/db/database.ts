@@ -55,8 +55,8 @@ export class Database {
     }
   }
 
-  /** One read statement as the scope in a single round trip: BEGIN, setup, query and COMMIT pipelined. */
-  async read<T extends readonly postgres.MaybeRow[]>(scope: DbScope, statement: (tx: Tx) => postgres.PendingQuery<T>): Promise<T> {
+  /** One statement as the scope in a single round trip: BEGIN, setup, the statement and COMMIT pipelined. */
+  async statement<T extends readonly postgres.MaybeRow[]>(scope: DbScope, statement: (tx: Tx) => postgres.PendingQuery<T>): Promise<T> {
     const tx = await this.sql.reserve();
     try {
       const [, rows] = await Promise.all([this.open(tx, scope), statement(tx), tx`commit`]);

@@ -56,7 +56,7 @@ export const postgresPlacesProvider: GeocodingProvider = {
     const words = queryWords(q);
     const tsquery = words.length ? words.map((w) => `${w}:*`).join(" & ") : null;
     const firstWord = words[0] ?? "";
-    const rows = await db.read(scopeOf(principal), (tx) => tx<Row[]>`
+    const rows = await db.statement(scopeOf(principal), (tx) => tx<Row[]>`
       select * from community.suggest_venues(${q}::text, ${take}::integer, ${tsquery}::text, ${firstWord}::text)`);
     return rows.map(toSuggestion);
   },

@@ -83,7 +83,7 @@ export const listEvents: RouteHandler<typeof routes.listEvents, AppEnv> = async 
   const query = c.req.valid("query");
   const paging = pagingOf(query);
   const principal = c.get("principal");
-  const rows = await c.get("db").read(scopeOf(principal), (tx) => {
+  const rows = await c.get("db").statement(scopeOf(principal), (tx) => {
     const { after, orderAndLimit } = pageClauses(tx, "e", paging);
     return tx<(EventRow & { cursor_value: string })[]>`
       select ${tx.unsafe(EVENT_COLUMNS)}, ${cursorValue(tx, "e", paging)}
@@ -101,7 +101,7 @@ export const listEvents: RouteHandler<typeof routes.listEvents, AppEnv> = async 
 export const createEvent: RouteHandler<typeof routes.createEvent, AppEnv> = async (c) => {
   const input = c.req.valid("json");
   const principal = c.get("principal");
-  const [row] = await c.get("db").read(scopeOf(principal), (tx) => tx<EventRow[]>`
+  const [row] = await c.get("db").statement(scopeOf(principal), (tx) => tx<EventRow[]>`
     insert into community.events ${tx({ ...eventColumns(tx, input), slug: input.slug ?? slugify(input.name, "event"), owner_id: principal.userId })}
     returning ${tx.unsafe(EVENT_COLUMNS)}`).catch((error) => {
     throw slugTaken(error);
@@ -111,7 +111,7 @@ export const createEvent: RouteHandler<typeof routes.createEvent, AppEnv> = asyn
 
 export const getEvent: RouteHandler<typeof routes.getEvent, AppEnv> = async (c) => {
   const { eventId } = c.req.valid("param");
-  const [row] = await c.get("db").read(scopeOf(c.get("principal")), (tx) => tx<EventRow[]>`
+  const [row] = await c.get("db").statement(scopeOf(c.get("principal")), (tx) => tx<EventRow[]>`
     select ${tx.unsafe(EVENT_COLUMNS)} from community.events where id = ${eventId}`);
   if (!row) throw new ApiError(404, "not_found", "No event with this id is visible to you.");
   return c.json(toEvent(row), 200);

@@ -1,4 +1,4 @@
-import type { RouteHandler } from "@hono/zod-openapi";
+import type { createRoute, RouteHandler } from "@hono/zod-openapi";
 import { getAddress, isAddress, verifyMessage } from "viem";
 import { generateSiweNonce, parseSiweMessage, type SiweMessage } from "viem/siwe";
 import { scopeOf } from "../../_shared/auth/principal.ts";
@@ -7,7 +7,7 @@ import { ApiError } from "../../_shared/http/errors.ts";
 import { createRouter } from "../../_shared/http/app.ts";
 import * as routes from "./routes.ts";
 
-type Handler<R extends Parameters<typeof import("@hono/zod-openapi").createRoute>[0]> = RouteHandler<R, AppEnv>;
+type Handler<R extends Parameters<typeof createRoute>[0]> = RouteHandler<R, AppEnv>;
 
 interface CryptoAddressRow {
   address: string;
@@ -31,7 +31,7 @@ export const getSession: Handler<typeof routes.getSession> = (c) => {
 
 export const getMe: Handler<typeof routes.getMe> = async (c) => {
   const principal = c.get("principal");
-  const [row] = await c.get("db").read(scopeOf(principal), (tx) => tx<{
+  const [row] = await c.get("db").statement(scopeOf(principal), (tx) => tx<{
     id: string; email: string | null; username: string | null; display_name: string | null;
     bio: string | null; avatar_url: string | null; created_at: Date; updated_at: Date;
   }[]>`
@@ -52,14 +52,14 @@ export const getMe: Handler<typeof routes.getMe> = async (c) => {
 };
 
 export const listCryptoAddresses: Handler<typeof routes.listCryptoAddresses> = async (c) => {
-  const rows = await c.get("db").read(scopeOf(c.get("principal")), (tx) => tx<CryptoAddressRow[]>`
+  const rows = await c.get("db").statement(scopeOf(c.get("principal")), (tx) => tx<CryptoAddressRow[]>`
     select address, chain_id, connector, created_at from core.crypto_addresses order by created_at, id`);
   return c.json({ items: rows.map(toCryptoAddress) }, 200);
 };
 
 export const createSiweNonce: Handler<typeof routes.createSiweNonce> = async (c) => {
   const nonce = generateSiweNonce();
-  const [row] = await c.get("db").read(scopeOf(c.get("principal")), (tx) => tx<{ expires_at: Date }[]>`
+  const [row] = await c.get("db").statement(scopeOf(c.get("principal")), (tx) => tx<{ expires_at: Date }[]>`
     select core.issue_siwe_nonce(${nonce}) as expires_at`);
   return c.json({ nonce, expiresAt: row!.expires_at.toISOString(), domains: c.get("config").SIWE_DOMAINS }, 201);
 };
@@ -87,7 +87,7 @@ export const linkCryptoAddress: Handler<typeof routes.linkCryptoAddress> = async
   const signedByAddress = await verifyMessage({ address, message: body.message, signature: body.signature as `0x${string}` })
     .catch(() => false);
   if (!signedByAddress) throw new ApiError(400, "siwe_signature_invalid", "The signature was not made by the message's address.");
-  const [row] = await c.get("db").read(scopeOf(c.get("principal")), (tx) => tx<CryptoAddressRow[]>`
+  const [row] = await c.get("db").statement(scopeOf(c.get("principal")), (tx) => tx<CryptoAddressRow[]>`
     select address, chain_id, connector, created_at
     from core.link_crypto_address(${message.nonce}, ${address}, ${String(message.chainId)}, ${body.connector})`);
   return c.json(toCryptoAddress(row!), 201);
@@ -96,7 +96,7 @@ export const linkCryptoAddress: Handler<typeof routes.linkCryptoAddress> = async
 export const unlinkCryptoAddress: Handler<typeof routes.unlinkCryptoAddress> = async (c) => {
   const { address } = c.req.valid("param");
   const { chainId } = c.req.valid("query");
-  const removed = await c.get("db").read(scopeOf(c.get("principal")), (tx) => tx`
+  const removed = await c.get("db").statement(scopeOf(c.get("principal")), (tx) => tx`
     delete from core.crypto_addresses where chain_id = ${chainId} and lower(address) = lower(${address}) returning id`);
   if (removed.length === 0) throw new ApiError(404, "not_found", "No such address is linked to this user on that chain.");
   return c.body(null, 204);
