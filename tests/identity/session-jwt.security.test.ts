@@ -11,7 +11,10 @@ import { createTestContext, expectErrorBody, TEST_JWT_SECRET, type TestContext }
 
 function whoamiApp(t: TestContext) {
   const app = createBaseApp({ config: t.config, db: t.db });
-  app.get("/whoami", requireSession, (c) => c.json({ userId: c.get("principal").userId }));
+  app.get("/whoami", requireSession, (c) => {
+    const principal = c.get("principal");
+    return c.json({ userId: principal.kind === "session" ? principal.userId : null });
+  });
   return app;
 }
 

@@ -1,5 +1,6 @@
 -- A request without credentials can reach nothing in core: no table or column grants, and of the
--- functions only core.current_user_id() (which other schemas' policies call), naming nobody.
+-- functions only core.current_user_id() (which other schemas' policies call) and the lookup it
+-- falls back to, naming nobody.
 begin;
 select plan(9);
 
@@ -11,9 +12,9 @@ select is_empty(
   $$
     select p.oid::regprocedure::text from pg_proc p join pg_namespace n on n.oid = p.pronamespace
     where n.nspname = 'core' and has_function_privilege('anon', p.oid, 'execute')
-      and p.oid <> 'core.current_user_id()'::regprocedure
+      and p.oid not in ('core.current_user_id()'::regprocedure, 'core.user_id_of_auth_user()'::regprocedure)
   $$,
-  'anon can execute no core function but current_user_id()'
+  'anon can execute no core function but current_user_id() and its fallback'
 );
 
 select is_empty(

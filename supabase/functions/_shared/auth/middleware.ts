@@ -2,18 +2,20 @@ import { createMiddleware } from "hono/factory";
 import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify, type JWTVerifyGetKey } from "jose";
 import postgres from "postgres";
 import type { Config } from "../config.ts";
-import type { Database } from "../db/database.ts";
+import { ApiKeyScope, type Database } from "../db/database.ts";
 import { ApiError } from "../http/errors.ts";
 import type { AppEnv } from "../http/context.ts";
 import { hashApiKey, looksLikeApiKey } from "./api-keys.ts";
-import { hasPermission, type Permissions } from "./principal.ts";
-
-// core.record_api_key_use writes at most once a minute; asking more often would only cost round trips.
-const LAST_USE_RESOLUTION_MS = 60_000;
 
 const invalidKey = () => new ApiError(401, "invalid_api_key", "The API key is unknown or has been revoked.");
 
-/** `x-api-key` authentication: one database round trip (plus one a minute to record the key's last use). */
+/**
+ * `x-api-key` authentication. The key is checked by the database at the start of each of the
+ * request's transactions (pipelined with its statements, so it costs no round trip of its own). A
+ * request that never reached the database has its key checked at the end, so an unknown or revoked
+ * key never gets an answer other than 401; handlers that act outside the database first call
+ * `db.verify(scope)` (see venues).
+ */
 export const requireApiKey = createMiddleware<AppEnv>(async (c, next) => {
   const key = c.req.header("x-api-key");
   if (!key) {
@@ -23,34 +25,22 @@ export const requireApiKey = createMiddleware<AppEnv>(async (c, next) => {
     throw new ApiError(401, "missing_api_key", "Send your API key in the x-api-key header.");
   }
   if (!looksLikeApiKey(key)) throw invalidKey();
-  const db = c.get("db");
-  const [row] = await db.sql<
-    { api_key_id: string; user_id: string; auth_user_id: string; permissions: Permissions; prefix: string; last_used_at: Date | null }[]
-  >`select * from core.authenticate_api_key(${hashApiKey(key)})`;
-  if (!row) throw invalidKey();
-  if (!row.last_used_at || Date.now() - row.last_used_at.getTime() > LAST_USE_RESOLUTION_MS) {
-    await db.sql`select core.record_api_key_use(${row.api_key_id})`;
-  }
-  c.set("principal", {
-    kind: "api_key",
-    userId: row.user_id,
-    authUserId: row.auth_user_id,
-    apiKeyId: row.api_key_id,
-    keyPrefix: row.prefix,
-    permissions: row.permissions,
-  });
+  const scope = new ApiKeyScope(hashApiKey(key));
+  c.set("principal", { kind: "api_key", scope });
   await next();
+  if (!scope.verified) await c.get("db").verify(scope);
 });
 
-/** Refuses API keys that lack `resource:action`. Use after requireApiKey. */
+/**
+ * Refuses API keys that lack `resource:action` (403 missing_permission). Use after requireApiKey.
+ * Checked before the handler runs, and again in every transaction of the request.
+ */
 export function requirePermission(resource: string, action: string) {
   return createMiddleware<AppEnv>(async (c, next) => {
     const principal = c.get("principal");
-    if (principal.kind !== "api_key" || !hasPermission(principal.permissions, resource, action)) {
-      throw new ApiError(403, "missing_permission", `This API key lacks the permission ${resource}:${action}.`, {
-        required: `${resource}:${action}`,
-      });
-    }
+    if (principal.kind !== "api_key") throw new ApiError(403, "missing_permission", `This route needs an API key with ${resource}:${action}.`);
+    principal.scope.requiredPermissions.push(`${resource}:${action}`);
+    await c.get("db").verify(principal.scope);
     await next();
   });
 }

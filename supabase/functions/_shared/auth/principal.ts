@@ -1,29 +1,18 @@
-import type { DbScope } from "../db/database.ts";
+import type { ApiKeyScope, DbScope } from "../db/database.ts";
 
 /** Permissions in the spec's shape: {"checkout": ["create", "retry"], "sponsorship": ["write"]}. */
 export type Permissions = Record<string, string[]>;
 
+/**
+ * Who is calling. An API key is only hashed here: the database resolves it to its owner inside
+ * each of the request's transactions, and RLS reads the owner from there (core.current_user_id()).
+ */
 export type Principal =
-  | { kind: "api_key"; userId: string; authUserId: string; apiKeyId: string; keyPrefix: string; permissions: Permissions }
+  | { kind: "api_key"; scope: ApiKeyScope }
   | { kind: "session"; userId: string; authUserId: string; claims: Record<string, unknown> };
 
 /** The database scope a principal's requests run in. */
 export function scopeOf(principal: Principal): DbScope {
-  if (principal.kind === "session") {
-    return { role: "authenticated", claims: { ...principal.claims, role: "authenticated", app_user_id: principal.userId } };
-  }
-  return {
-    role: "authenticated",
-    claims: {
-      sub: principal.authUserId,
-      role: "authenticated",
-      app_user_id: principal.userId,
-      api_key_id: principal.apiKeyId,
-      permissions: principal.permissions,
-    },
-  };
-}
-
-export function hasPermission(permissions: Permissions, resource: string, action: string): boolean {
-  return permissions[resource]?.includes(action) ?? false;
+  if (principal.kind === "api_key") return principal.scope;
+  return { kind: "claims", role: "authenticated", claims: { ...principal.claims, role: "authenticated", app_user_id: principal.userId } };
 }

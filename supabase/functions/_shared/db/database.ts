@@ -5,12 +5,26 @@ export type Sql = postgres.Sql;
 export type Tx = postgres.ReservedSql;
 
 /** Who a transaction runs as: a Postgres role plus the JWT claims that auth.uid() reads. */
-export interface DbScope {
+export interface ClaimsScope {
+  kind: "claims";
   role: "authenticated" | "service_role" | "anon";
   claims: Record<string, unknown>;
 }
 
-export const SERVICE_SCOPE: DbScope = { role: "service_role", claims: { role: "service_role" } };
+/**
+ * An API key that the database resolves at the start of each transaction (core.enter_api_key_scope):
+ * the key check costs no round trip of its own. One per request; `verified` turns true once a
+ * transaction has accepted the key.
+ */
+export class ApiKeyScope {
+  readonly kind = "api_key";
+  verified = false;
+  constructor(readonly keyHash: Uint8Array, readonly requiredPermissions: string[] = []) {}
+}
+
+export type DbScope = ClaimsScope | ApiKeyScope;
+
+export const SERVICE_SCOPE: ClaimsScope = { kind: "claims", role: "service_role", claims: { role: "service_role" } };
 
 export function connect(url: string, options: { max: number; prepare: boolean }): Sql {
   return postgres(url, {
@@ -26,8 +40,8 @@ export function connect(url: string, options: { max: number; prepare: boolean })
 
 /**
  * Every request's database work runs in one transaction as its principal, so RLS is the access
- * rule. BEGIN and the role/claims setup are pipelined with the first statement of `work`, so the
- * scope costs no extra round trip.
+ * rule. BEGIN and the scope's setup (role and claims, or the API-key check) are pipelined with the
+ * first statement of `work`, so the scope costs no extra round trip.
  */
 export class Database {
   constructor(readonly sql: Sql) {}
@@ -59,7 +73,8 @@ export class Database {
   async statement<T extends readonly postgres.MaybeRow[]>(scope: DbScope, statement: (tx: Tx) => postgres.PendingQuery<T>): Promise<T> {
     const tx = await this.sql.reserve();
     try {
-      const [, rows] = await Promise.all([this.open(tx, scope), statement(tx), tx`commit`]);
+      const opening = this.open(tx, scope);
+      const [, rows] = await Promise.all([opening, statement(tx).execute(), tx`commit`.execute()]);
       return rows;
     } catch (error) {
       await tx`rollback`.catch(() => {});
@@ -69,15 +84,49 @@ export class Database {
     }
   }
 
+  /**
+   * One SQL function that enters the API key's scope itself (for example core.me_by_api_key), run
+   * as a single statement: no transaction block and no reserved connection, for the hottest reads.
+   */
+  async apiKeyFunction<T extends readonly postgres.MaybeRow[]>(
+    scope: ApiKeyScope,
+    call: (sql: Sql, keyHash: Uint8Array, requiredPermissions: string[]) => postgres.PendingQuery<T>,
+  ): Promise<T> {
+    try {
+      const rows = await call(this.sql, scope.keyHash, scope.requiredPermissions);
+      scope.verified = true;
+      return rows;
+    } catch (error) {
+      throw translateDatabaseError(error);
+    }
+  }
+
+  /** Checks the scope's credentials without doing anything else; throws the 401 or 403. */
+  verify(scope: DbScope): Promise<void> {
+    return this.transaction(scope, async () => {});
+  }
+
   close(): Promise<void> {
     return this.sql.end({ timeout: 5 });
   }
 
+  /**
+   * Sends BEGIN, then the scope's setup. postgres.js sends a query when it is first awaited or
+   * `execute()`d, in that order; executing both here puts them ahead of every statement of the
+   * caller. (Awaiting them in a different order would run the setup outside the transaction, and
+   * the statements as the connection's own role.)
+   */
   private open(tx: Tx, scope: DbScope): Promise<unknown> {
-    return Promise.all([
-      tx`begin`,
-      tx`select set_config('role', ${scope.role}, true), set_config('request.jwt.claims', ${JSON.stringify(scope.claims)}, true)`,
-    ]);
+    const begin = tx`begin`.execute();
+    if (scope.kind === "api_key") {
+      const enter = tx`select core.enter_api_key_scope(${scope.keyHash}, ${scope.requiredPermissions}::text[])`.execute();
+      return Promise.all([begin, enter]).then(() => {
+        scope.verified = true;
+      });
+    }
+    const setup = tx`select set_config('role', ${scope.role}, true), set_config('request.jwt.claims', ${JSON.stringify(scope.claims)}, true)`
+      .execute();
+    return Promise.all([begin, setup]);
   }
 }
 

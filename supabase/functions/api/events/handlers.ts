@@ -82,14 +82,13 @@ async function explainMissedWrite(tx: Tx, eventId: string): Promise<never> {
 export const listEvents: RouteHandler<typeof routes.listEvents, AppEnv> = async (c) => {
   const query = c.req.valid("query");
   const paging = pagingOf(query);
-  const principal = c.get("principal");
-  const rows = await c.get("db").statement(scopeOf(principal), (tx) => {
+  const rows = await c.get("db").statement(scopeOf(c.get("principal")), (tx) => {
     const { after, orderAndLimit } = pageClauses(tx, "e", paging);
     return tx<(EventRow & { cursor_value: string })[]>`
       select ${tx.unsafe(EVENT_COLUMNS)}, ${cursorValue(tx, "e", paging)}
       from community.events e
-      where (e.visibility <> 'unlisted' or e.owner_id = ${principal.userId})
-        ${query.scope === "mine" ? tx`and e.owner_id = ${principal.userId}` : tx``}
+      where (e.visibility <> 'unlisted' or e.owner_id = (select core.current_user_id()))
+        ${query.scope === "mine" ? tx`and e.owner_id = (select core.current_user_id())` : tx``}
         ${query.status ? tx`and e.status = ${query.status}` : tx``}
         ${query.search ? tx`and e.id in (select community.search_event_ids(${containsPattern(query.search)}))` : tx``}
         ${after}
@@ -100,9 +99,9 @@ export const listEvents: RouteHandler<typeof routes.listEvents, AppEnv> = async 
 
 export const createEvent: RouteHandler<typeof routes.createEvent, AppEnv> = async (c) => {
   const input = c.req.valid("json");
-  const principal = c.get("principal");
-  const [row] = await c.get("db").statement(scopeOf(principal), (tx) => tx<EventRow[]>`
-    insert into community.events ${tx({ ...eventColumns(tx, input), slug: input.slug ?? slugify(input.name, "event"), owner_id: principal.userId })}
+  // owner_id defaults to the caller (core.current_user_id()).
+  const [row] = await c.get("db").statement(scopeOf(c.get("principal")), (tx) => tx<EventRow[]>`
+    insert into community.events ${tx({ ...eventColumns(tx, input), slug: input.slug ?? slugify(input.name, "event") })}
     returning ${tx.unsafe(EVENT_COLUMNS)}`).catch((error) => {
     throw slugTaken(error);
   });

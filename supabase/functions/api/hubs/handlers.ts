@@ -80,9 +80,8 @@ function lockForOwner(tx: Tx, hubId: string) {
 export const listHubs: RouteHandler<typeof routes.listHubs, AppEnv> = async (c) => {
   const query = c.req.valid("query");
   const paging = pagingOf(query);
-  const principal = c.get("principal");
-  const me = principal.userId;
-  const rows = await c.get("db").statement(scopeOf(principal), (tx) => {
+  const rows = await c.get("db").statement(scopeOf(c.get("principal")), (tx) => {
+    const me = tx`(select core.current_user_id())`;
     const { after, orderAndLimit } = pageClauses(tx, "h", paging);
     const joined = tx`exists (select from community.hub_members m where m.hub_id = h.id and m.user_id = ${me})`;
     const scope = query.scope === "mine"
@@ -106,10 +105,10 @@ export const listHubs: RouteHandler<typeof routes.listHubs, AppEnv> = async (c) 
 
 export const createHub: RouteHandler<typeof routes.createHub, AppEnv> = async (c) => {
   const input = c.req.valid("json");
-  const principal = c.get("principal");
-  const columns = { ...hubFieldColumns(input), slug: input.slug ?? slugify(input.name, "hub"), owner_id: principal.userId };
+  // owner_id defaults to the caller (core.current_user_id()).
+  const columns = { ...hubFieldColumns(input), slug: input.slug ?? slugify(input.name, "hub") };
   // A new hub has no members and no connections, so the arrays need no subquery.
-  const [row] = await c.get("db").statement(scopeOf(principal), (tx) => tx<HubRow[]>`
+  const [row] = await c.get("db").statement(scopeOf(c.get("principal")), (tx) => tx<HubRow[]>`
     insert into community.hubs ${tx(columns)}
     returning id, owner_id, hub_type, status, name, slug, description, is_private, created_at, updated_at,
       '{}'::text[] as members_ids, '{}'::text[] as event_ids`).catch((error) => {
@@ -156,12 +155,12 @@ export const deleteHub: RouteHandler<typeof routes.deleteHub, AppEnv> = async (c
   return c.body(null, 204);
 };
 
-interface Standing { owner_id: string; is_member: boolean }
+interface Standing { is_owner: boolean; is_member: boolean }
 
 /** Whether the caller owns or is a member of a hub they can see; 404 when they cannot see it. */
 async function standingIn(tx: Tx, hubId: string): Promise<Standing> {
   const [standing] = await tx<Standing[]>`
-    select h.owner_id,
+    select h.owner_id = core.current_user_id() as is_owner,
       exists (select from community.hub_members m where m.hub_id = h.id and m.user_id = core.current_user_id()) as is_member
     from community.hubs h where h.id = ${hubId}`;
   if (!standing) throw notFound();
@@ -170,10 +169,9 @@ async function standingIn(tx: Tx, hubId: string): Promise<Standing> {
 
 export const joinHub: RouteHandler<typeof routes.joinHub, AppEnv> = async (c) => {
   const { hubId } = c.req.valid("param");
-  const principal = c.get("principal");
-  const { row, joined } = await c.get("db").transaction(scopeOf(principal), async (tx) => {
+  const { row, joined } = await c.get("db").transaction(scopeOf(c.get("principal")), async (tx) => {
     const standing = await standingIn(tx, hubId);
-    if (standing.owner_id === principal.userId) {
+    if (standing.is_owner) {
       throw new ApiError(409, "owner_cannot_join", "You own this hub; owners are not members of their own hubs.");
     }
     // Members are answered before inserting: the insert policy only admits joins of PUBLISHED public
@@ -181,7 +179,7 @@ export const joinHub: RouteHandler<typeof routes.joinHub, AppEnv> = async (c) =>
     let joined = false;
     if (!standing.is_member) {
       const inserted = await tx`
-        insert into community.hub_members (hub_id, user_id) values (${hubId}, ${principal.userId})
+        insert into community.hub_members (hub_id, user_id) values (${hubId}, core.current_user_id())
         on conflict do nothing returning hub_id`;
       joined = inserted.length > 0;
     }
@@ -192,13 +190,12 @@ export const joinHub: RouteHandler<typeof routes.joinHub, AppEnv> = async (c) =>
 
 export const leaveHub: RouteHandler<typeof routes.leaveHub, AppEnv> = async (c) => {
   const { hubId } = c.req.valid("param");
-  const principal = c.get("principal");
-  await c.get("db").transaction(scopeOf(principal), async (tx) => {
+  await c.get("db").transaction(scopeOf(c.get("principal")), async (tx) => {
     const standing = await standingIn(tx, hubId);
-    if (standing.owner_id === principal.userId) {
+    if (standing.is_owner) {
       throw new ApiError(409, "owner_cannot_leave", "You own this hub and cannot leave it; delete it instead.");
     }
-    const left = await tx`delete from community.hub_members where hub_id = ${hubId} and user_id = ${principal.userId} returning hub_id`;
+    const left = await tx`delete from community.hub_members where hub_id = ${hubId} and user_id = core.current_user_id() returning hub_id`;
     if (left.length === 0) throw new ApiError(404, "not_a_member", "You are not a member of this hub.");
   });
   return c.body(null, 204);

@@ -25,19 +25,19 @@ export function toCryptoAddress(row: CryptoAddressRow) {
   };
 }
 
-export const getSession: Handler<typeof routes.getSession> = (c) => {
-  return c.json({ user: { id: c.get("principal").userId } }, 200);
+export const getSession: Handler<typeof routes.getSession> = async (c) => {
+  const [row] = await c.get("db").statement(scopeOf(c.get("principal")), (tx) => tx<{ id: string }[]>`select core.current_user_id() as id`);
+  return c.json({ user: { id: row!.id } }, 200);
 };
 
 export const getMe: Handler<typeof routes.getMe> = async (c) => {
   const principal = c.get("principal");
-  const [row] = await c.get("db").statement(scopeOf(principal), (tx) => tx<{
+  if (principal.kind !== "api_key") throw new ApiError(401, "missing_api_key", "Send your API key in the x-api-key header.");
+  // One statement: the function checks the key and reads the profile under RLS.
+  const [row] = await c.get("db").apiKeyFunction(principal.scope, (sql, keyHash, required) => sql<{
     id: string; email: string | null; username: string | null; display_name: string | null;
     bio: string | null; avatar_url: string | null; created_at: Date; updated_at: Date;
-  }[]>`
-    select u.id, u.email, p.username, p.display_name, p.bio, p.avatar_url, u.created_at, p.updated_at
-    from core.users u join core.profiles p on p.user_id = u.id
-    where u.id = ${principal.userId}`);
+  }[]>`select * from core.me_by_api_key(${keyHash}, ${required}::text[])`);
   if (!row) throw new ApiError(404, "not_found", "The key's owner has no profile.");
   return c.json({
     id: row.id,

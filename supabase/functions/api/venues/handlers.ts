@@ -1,4 +1,5 @@
 import type { RouteHandler } from "@hono/zod-openapi";
+import { scopeOf } from "../../_shared/auth/principal.ts";
 import { geocoderFor } from "../../_shared/geocoding/provider.ts";
 import { createRouter } from "../../_shared/http/app.ts";
 import type { AppEnv } from "../../_shared/http/context.ts";
@@ -6,7 +7,11 @@ import * as routes from "./routes.ts";
 
 export const autocomplete: RouteHandler<typeof routes.autocomplete | typeof routes.autocompleteAlias, AppEnv> = async (c) => {
   const { q, take } = c.req.valid("query");
-  const items = await geocoderFor(c.get("config")).suggest({ q, take }, { db: c.get("db"), principal: c.get("principal") });
+  const geocoder = geocoderFor(c.get("config"));
+  const context = { db: c.get("db"), principal: c.get("principal") };
+  // An upstream geocoder is paid per request: check the key before spending one on it.
+  if (geocoder.name !== "postgres") await context.db.verify(scopeOf(context.principal));
+  const items = await geocoder.suggest({ q, take }, context);
   return c.json({ items }, 200);
 };
 
