@@ -49,8 +49,9 @@ async function prepareBenchDatabase(): Promise<string> {
 /** The statements one API request runs, captured from postgres.js, as a pgbench script with literals. */
 async function capturePgbenchScript(url: string, key: string, path: string): Promise<string> {
   const statements: string[] = [];
-  const literal = (value: unknown) =>
+  const literal = (value: unknown): string =>
     value === null ? "null"
+    : Array.isArray(value) ? literal(`{${value.map((v) => JSON.stringify(String(v))).join(",")}}`)
     : typeof value === "number" ? String(value)
     : value instanceof Uint8Array ? `'\\x${Buffer.from(value).toString("hex")}'::bytea`
     : `'${String(value).replace(/'/g, "''")}'`;
@@ -106,7 +107,7 @@ export async function benchCommunity(options: { seconds: number }) {
 
   const hubsPath = `/api/v3/hubs?search=${HUB_SEARCH_WORD}&take=20`;
   const eventsPath = "/api/v3/events?take=20&sort=updatedAt";
-  const gateway = await startGatewayProcess({ DATABASE_URL: url, DB_POOL_MAX: "20" });
+  const gateway = await startGatewayProcess({ DATABASE_URL: url });
   try {
     const load = { connections: 50, seconds: options.seconds, headers: { "x-api-key": key } };
     runWrk("warm-up", gateway.url + eventsPath, { ...load, seconds: 2 });

@@ -22,7 +22,9 @@ create or replace function core.record_api_key_use(p_api_key_id core.object_id) 
 -- then sets the claims RLS reads and switches to `authenticated` for the rest of the transaction.
 -- Invoker rights, because Postgres refuses a role change inside a security definer function; only
 -- the gateway's own role (the owner) may run it. No SET clause: it would cost every request a
--- search-path rebuild; its tables are schema-qualified and built-ins resolve in pg_catalog first.
+-- search-path rebuild. Instead every table and function is schema-qualified (pg_catalog too: a
+-- polymorphic or variadic built-in such as cardinality() could otherwise lose to an exact match
+-- planted in a schema on the caller's path).
 create function core.enter_api_key_scope(p_key_hash bytea, p_required_permissions text[])
   returns core.object_id
   language plpgsql volatile
@@ -37,22 +39,28 @@ create function core.enter_api_key_scope(p_key_hash bytea, p_required_permission
     if not found then
       raise sqlstate 'PT401' using message = 'The API key is unknown or has been revoked.', hint = 'invalid_api_key';
     end if;
-    if cardinality(p_required_permissions) > 0 then
-      select required into v_missing from unnest(p_required_permissions) required
-        where not coalesce(v_key.permissions -> split_part(required, ':', 1) ? split_part(required, ':', 2), false)
+    -- A null list is a caller's bug; treating it as "nothing required" would skip the check.
+    if p_required_permissions is null then
+      raise exception 'core.enter_api_key_scope: p_required_permissions must be an array, not null';
+    end if;
+    if pg_catalog.cardinality(p_required_permissions) > 0 then
+      select required into v_missing
+        from pg_catalog.unnest(p_required_permissions) with ordinality as r(required, position)
+        where not coalesce(v_key.permissions -> pg_catalog.split_part(required, ':', 1) ? pg_catalog.split_part(required, ':', 2), false)
+        order by position
         limit 1;
       if v_missing is not null then
-        raise sqlstate 'PT403' using message = format('This API key lacks the permission %s.', v_missing),
-          hint = 'missing_permission', detail = json_build_object('required', v_missing)::text;
+        raise sqlstate 'PT403' using message = pg_catalog.format('This API key lacks the permission %s.', v_missing),
+          hint = 'missing_permission', detail = pg_catalog.json_build_object('required', v_missing)::text;
       end if;
     end if;
-    if v_key.last_used_at is null or v_key.last_used_at < now() - interval '1 minute' then
+    if v_key.last_used_at is null or v_key.last_used_at < pg_catalog.now() - interval '1 minute' then
       perform core.record_api_key_use(v_key.id);
     end if;
-    perform set_config('request.jwt.claims', json_build_object(
+    perform pg_catalog.set_config('request.jwt.claims', pg_catalog.json_build_object(
       'sub', v_key.auth_user_id, 'role', 'authenticated', 'app_user_id', v_key.owner_id,
       'api_key_id', v_key.id, 'permissions', v_key.permissions)::text, true);
-    perform set_config('role', 'authenticated', true);
+    perform pg_catalog.set_config('role', 'authenticated', true);
     return v_key.owner_id;
   end
   $$;
@@ -99,7 +107,7 @@ create or replace function core.current_user_id() returns core.object_id
   language sql stable
   as $$
     select coalesce(
-      (nullif(current_setting('request.jwt.claims', true), '')::jsonb ->> 'app_user_id')::core.object_id,
+      (nullif(pg_catalog.current_setting('request.jwt.claims', true), '')::jsonb ->> 'app_user_id')::core.object_id,
       core.user_id_of_auth_user())
   $$;
 

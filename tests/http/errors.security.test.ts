@@ -266,11 +266,14 @@ describe("internal failures", () => {
     const broken = await createTestContext();
     try {
       const owner = await broken.userWithKey();
-      await broken.owner.unsafe("alter function core.authenticate_api_key(bytea) rename to authenticate_api_key_moved");
+      await broken.owner.unsafe("alter function core.enter_api_key_scope(bytea, text[]) rename to enter_api_key_scope_moved");
       vi.spyOn(console, "error").mockImplementation(() => {});
-      const response = await broken.call("/api/v3/me", { key: owner.key });
-      const body = await expectErrorBody(response, 500, "internal_error");
-      expect(JSON.stringify(body)).not.toMatch(/authenticate_api_key|function|does not exist/i);
+      // /me enters the key's scope inside core.me_by_api_key; other routes pipeline it ahead of their statements.
+      for (const path of ["/api/v3/me", "/api/v3/me/crypto-addresses"]) {
+        const response = await broken.call(path, { key: owner.key });
+        const body = await expectErrorBody(response, 500, "internal_error");
+        expect(JSON.stringify(body)).not.toMatch(/enter_api_key_scope|function|does not exist/i);
+      }
     } finally {
       await broken.close();
     }

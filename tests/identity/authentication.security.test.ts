@@ -1,8 +1,10 @@
 import { randomBytes } from "node:crypto";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { generateApiKey } from "../../supabase/functions/_shared/auth/api-keys.ts";
 import { requireApiKey, requirePermission } from "../../supabase/functions/_shared/auth/middleware.ts";
+import { scopeOf } from "../../supabase/functions/_shared/auth/principal.ts";
 import { createBaseApp } from "../../supabase/functions/_shared/http/app.ts";
+import { ApiError } from "../../supabase/functions/_shared/http/errors.ts";
 import { linkAddress, revokeApiKey } from "../../scripts/lib/admin-operations.ts";
 import { createTestContext, expectErrorBody, type TestContext } from "../setup/test-context.ts";
 
@@ -116,5 +118,116 @@ describe("API-key permissions", () => {
     const body = await expectErrorBody(
       await app.request("/guarded", { method: "POST", headers: { "x-api-key": other.key } }), 403, "missing_permission");
     expect(body.details).toEqual({ required: "checkout:create" });
+  });
+
+  it("a key without the permission gets 403 before the handler runs; an unknown key 401", async () => {
+    const allowed = await t.userWithKey(["checkout:create"]);
+    const other = await t.userWithKey(["checkout:retry"]);
+    let ran = 0;
+    const app = createBaseApp({ config: t.config, db: t.db });
+    app.post("/guarded-effect", requireApiKey, requirePermission("checkout", "create"), (c) => {
+      ran += 1; // stands for a side effect outside the database (a payment provider, an email)
+      return c.json({ ok: true });
+    });
+    const post = (key: string) => app.request("/guarded-effect", { method: "POST", headers: { "x-api-key": key } });
+
+    await expectErrorBody(await post(other.key), 403, "missing_permission");
+    await expectErrorBody(await post(generateApiKey().plaintext), 401, "invalid_api_key");
+    expect(ran).toBe(0);
+    // The handler does run for a key that has the permission, so the count above can fail.
+    expect((await post(allowed.key)).status).toBe(200);
+    expect(ran).toBe(1);
+  });
+});
+
+describe("a key is checked even when the handler never reaches the database", () => {
+  // requireApiKey only hashes the key; the database checks it in the request's transactions, and
+  // the middleware checks it after a handler that had none.
+  const app = () => {
+    const base = createBaseApp({ config: t.config, db: t.db });
+    base.get("/no-db", requireApiKey, (c) => c.json({ ok: true }));
+    base.post("/refuses", requireApiKey, () => {
+      throw new ApiError(400, "handler_refused", "The handler refuses every request.");
+    });
+    base.post("/crashes", requireApiKey, () => {
+      throw new Error("a bug in the handler");
+    });
+    // Reaches the database, whose statement fails: the key's check is the cause to report.
+    base.post("/bad-statement", requireApiKey, async (c) => {
+      await c.get("db").transaction(scopeOf(c.get("principal")), (tx) => tx`select 'not a number'::integer`);
+      return c.json({ ok: true });
+    });
+    return base;
+  };
+
+  it("a never-issued or revoked key answers 401 invalid_api_key; a valid key 200", async () => {
+    const user = await t.userWithKey();
+    const revoked = await t.userWithKey();
+    await revokeApiKey(t.db, revoked.keyId);
+    const a = app();
+    const forged = `${user.keyPrefix}_${randomBytes(32).toString("base64url")}`;
+    for (const key of [generateApiKey().plaintext, forged, revoked.key]) {
+      await expectErrorBody(await a.request("/no-db", { headers: { "x-api-key": key } }), 401, "invalid_api_key");
+    }
+    const response = await a.request("/no-db", { headers: { "x-api-key": user.key } });
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({ ok: true });
+  });
+
+  it("a valid key gets the handler's own error; an unknown or revoked key gets 401 on the same route", async () => {
+    const user = await t.userWithKey();
+    const revoked = await t.userWithKey();
+    await revokeApiKey(t.db, revoked.keyId);
+    const a = app();
+    const post = (path: string, key: string) => a.request(path, { method: "POST", headers: { "x-api-key": key } });
+    const logged = vi.spyOn(console, "error").mockImplementation(() => {});
+    try {
+      await expectErrorBody(await post("/refuses", user.key), 400, "handler_refused");
+      await expectErrorBody(await post("/crashes", user.key), 500, "internal_error");
+      await expectErrorBody(await post("/bad-statement", user.key), 400, "validation_failed");
+      for (const key of [generateApiKey().plaintext, revoked.key]) {
+        for (const path of ["/refuses", "/crashes", "/bad-statement"]) {
+          logged.mockClear();
+          await expectErrorBody(await post(path, key), 401, "invalid_api_key");
+          // The transaction reports the key's refusal, not the aborted statement after it as a 500.
+          if (path === "/bad-statement") expect(logged).not.toHaveBeenCalled();
+        }
+      }
+    } finally {
+      logged.mockRestore();
+    }
+  });
+
+  it("a single-statement route reports an unknown key as 401 from its own statement, never a logged failure", async () => {
+    // The key check and the statement it aborts fail in the same read; the check must be the cause.
+    const a = createBaseApp({ config: t.config, db: t.db });
+    let refusals = 0;
+    a.get("/statement", requireApiKey, async (c) => {
+      try {
+        await c.get("db").statement(scopeOf(c.get("principal")), (tx) => tx`select 1`);
+      } catch (error) {
+        if (error instanceof ApiError && error.code === "invalid_api_key") refusals++;
+        throw error;
+      }
+      return c.json({ ok: true });
+    });
+    const logged = vi.spyOn(console, "error").mockImplementation(() => {});
+    try {
+      for (let i = 0; i < 20; i++) {
+        await expectErrorBody(await a.request("/statement", { headers: { "x-api-key": generateApiKey().plaintext } }), 401, "invalid_api_key");
+      }
+      expect(refusals).toBe(20);
+      expect(logged).not.toHaveBeenCalled();
+    } finally {
+      logged.mockRestore();
+    }
+  });
+
+  it("a real route's failed validation answers 401 for an unknown key, 400 for a valid one", async () => {
+    // The venue route's query validation runs after requireApiKey and before the handler.
+    const user = await t.userWithKey();
+    await expectErrorBody(await t.call("/api/v3/adresses/autocomplete?q=B", { key: user.key }), 400, "query_too_short");
+    await expectErrorBody(
+      await t.call("/api/v3/adresses/autocomplete?q=B", { key: generateApiKey().plaintext }), 401, "invalid_api_key");
   });
 });

@@ -1,10 +1,13 @@
 // External geocoders: local HTTP servers that speak the Photon and Nominatim protocols stand in
 // for the real services, so the provider code (URL, fetch, timeout, validation, mapping) is what runs.
+import { randomBytes } from "node:crypto";
 import { once } from "node:events";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { generateApiKey } from "../../supabase/functions/_shared/auth/api-keys.ts";
 import { loadConfig } from "../../supabase/functions/_shared/config.ts";
+import { revokeApiKey } from "../../scripts/lib/admin-operations.ts";
 import { createTestContext, expectErrorBody, TEST_JWT_SECRET, type TestContext, type UserWithKey } from "../setup/test-context.ts";
 
 type Handler = (request: IncomingMessage, response: ServerResponse) => void;
@@ -166,6 +169,23 @@ describe("Photon protocol", () => {
     await expectErrorBody(await autocomplete(photonContext, photonUser.key, "q=B"), 400, "query_too_short");
     await expectErrorBody(await photonContext.call("/api/v3/adresses/autocomplete?q=Berlin"), 401, "missing_api_key");
     expect(photon.requests).toHaveLength(0);
+  });
+
+  it("an unknown or revoked key answers 401 invalid_api_key without a request to the upstream", async () => {
+    photon.json(PHOTON_BERLIN);
+    const revoked = await photonContext.userWithKey();
+    await revokeApiKey(photonContext.db, revoked.keyId);
+    // The real key's visible prefix with a different secret part, a key never issued, a revoked key.
+    const forged = `${photonUser.keyPrefix}_${randomBytes(32).toString("base64url")}`;
+    for (const key of [forged, generateApiKey().plaintext, revoked.key]) {
+      await expectErrorBody(await autocomplete(photonContext, key, "q=Berlin"), 401, "invalid_api_key");
+    }
+    expect(photon.requests).toHaveLength(0);
+    // A valid key on the same context does reach the upstream, so the count above can fail.
+    const response = await autocomplete(photonContext, photonUser.key, "q=Berlin");
+    expect(response.status).toBe(200);
+    expect((await response.json()).items.map((i: { name: string }) => i.name)).toEqual(["Berlin", "Kulturbrauerei", "Berlin"]);
+    expect(photon.requests).toHaveLength(1);
   });
 });
 

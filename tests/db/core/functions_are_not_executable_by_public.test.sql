@@ -1,8 +1,11 @@
 -- Deny by default: no function in core is executable by PUBLIC; each role gets exactly the
--- functions granted to it. The privileged ones (API-key lookup, user provisioning) are
--- service_role's alone: they are security definer and see across owners.
+-- functions granted to it. Entering an API key's scope (core.enter_api_key_scope, and
+-- core.me_by_api_key, which enters it itself) is the gateway's own role's alone: the functions run
+-- with invoker rights, look keys up across owners and switch the role, so no other role is granted
+-- them, not even service_role. Recording a key's use and provisioning users are service_role's:
+-- they are security definer and see across owners.
 begin;
-select plan(10);
+select plan(16);
 
 select tests.create_user('alice@example.com') as alice \gset
 
@@ -26,15 +29,22 @@ select is_empty(
 );
 
 -- ------------------------------------------------------------------------------------------
--- authenticated: may not resolve other people's keys nor provision users
+-- authenticated: may not resolve keys, record their use nor provision users
 -- ------------------------------------------------------------------------------------------
 select tests.authenticate_as(:'alice');
 
 select throws_ok(
-  $$select * from core.authenticate_api_key('\x00'::bytea)$$,
+  $$select core.enter_api_key_scope('\x00'::bytea, '{}')$$,
   '42501',
-  'permission denied for function authenticate_api_key',
-  'authenticated cannot execute core.authenticate_api_key'
+  'permission denied for function enter_api_key_scope',
+  'authenticated cannot execute core.enter_api_key_scope'
+);
+
+select throws_ok(
+  $$select * from core.me_by_api_key('\x00'::bytea, '{}')$$,
+  '42501',
+  'permission denied for function me_by_api_key',
+  'authenticated cannot execute core.me_by_api_key'
 );
 
 select throws_ok(
@@ -63,10 +73,17 @@ select lives_ok(
 select tests.authenticate_as_anon();
 
 select throws_ok(
-  $$select * from core.authenticate_api_key('\x00'::bytea)$$,
+  $$select core.enter_api_key_scope('\x00'::bytea, '{}')$$,
   '42501',
   null,
-  'anon cannot execute core.authenticate_api_key'
+  'anon cannot execute core.enter_api_key_scope'
+);
+
+select throws_ok(
+  $$select * from core.me_by_api_key('\x00'::bytea, '{}')$$,
+  '42501',
+  null,
+  'anon cannot execute core.me_by_api_key'
 );
 
 select throws_ok(
@@ -80,13 +97,27 @@ select throws_ok(
 select is(core.current_user_id(), null, 'anon may call core.current_user_id(), which names nobody');
 
 -- ------------------------------------------------------------------------------------------
--- service_role: the privileged functions are its own
+-- service_role: the security definer functions are its own; entering a key's scope is not
 -- ------------------------------------------------------------------------------------------
 select tests.authenticate_as_service_role();
 
+select throws_ok(
+  $$select core.enter_api_key_scope('\x00'::bytea, '{}')$$,
+  '42501',
+  'permission denied for function enter_api_key_scope',
+  'service_role cannot execute core.enter_api_key_scope'
+);
+
+select throws_ok(
+  $$select * from core.me_by_api_key('\x00'::bytea, '{}')$$,
+  '42501',
+  'permission denied for function me_by_api_key',
+  'service_role cannot execute core.me_by_api_key'
+);
+
 select lives_ok(
-  $$select * from core.authenticate_api_key('\x00'::bytea)$$,
-  'service_role can execute core.authenticate_api_key'
+  $$select core.record_api_key_use('000000000000000000000000')$$,
+  'service_role can execute core.record_api_key_use'
 );
 
 select lives_ok(
@@ -94,6 +125,25 @@ select lives_ok(
   'service_role can execute core.user_for_auth_user'
 );
 
+-- ------------------------------------------------------------------------------------------
+-- The gateway's own role (the owner, here the test runner) gets past the privilege check: an
+-- unknown key is refused by the function itself, so the denials above are not an accident
+-- ------------------------------------------------------------------------------------------
 select tests.clear_authentication();
+
+select throws_ok(
+  $$select core.enter_api_key_scope('\x00'::bytea, '{}')$$,
+  'PT401',
+  null,
+  'the owner can execute core.enter_api_key_scope'
+);
+
+select throws_ok(
+  $$select * from core.me_by_api_key('\x00'::bytea, '{}')$$,
+  'PT401',
+  null,
+  'the owner can execute core.me_by_api_key'
+);
+
 select * from finish();
 rollback;

@@ -74,8 +74,13 @@ export class Database {
     const tx = await this.sql.reserve();
     try {
       const opening = this.open(tx, scope);
-      const [, rows] = await Promise.all([opening, statement(tx).execute(), tx`commit`.execute()]);
-      return rows;
+      const rows = statement(tx).execute();
+      const commit = tx`commit`.execute();
+      // A failed setup (an unknown key) also fails the statement ("transaction is aborted"), often
+      // in the same read: settle everything, then report the setup's error as the cause.
+      const [opened, result, committed] = await Promise.allSettled([opening, rows, commit]);
+      for (const outcome of [opened, result, committed]) if (outcome.status === "rejected") throw outcome.reason;
+      return (result as PromiseFulfilledResult<T>).value;
     } catch (error) {
       await tx`rollback`.catch(() => {});
       throw translateDatabaseError(error);
