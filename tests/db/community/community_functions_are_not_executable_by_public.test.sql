@@ -53,7 +53,9 @@ select set_eq(
     'community.assert_visible_events(core.object_id[])',
     'community.connect_hub_events(core.object_id,core.object_id[])',
     'community.replace_hub_events(core.object_id,core.object_id[])',
-    'community.suggest_venues(text,integer,text,text)'
+    'community.suggest_venues(text,integer,text,text)',
+    'community.iso_time(timestamp with time zone)',
+    'community.event_json(community.events)'
   ],
   'authenticated may execute exactly the functions granted to it'
 );

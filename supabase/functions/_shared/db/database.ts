@@ -38,6 +38,16 @@ export function connect(url: string, options: { max: number; prepare: boolean })
   });
 }
 
+export interface StatementOptions {
+  /**
+   * Plan the statement once per connection (plan_cache_mode = force_generic_plan), for statements
+   * whose best plan does not depend on their parameters, such as keyset pages. Left to itself the
+   * planner keeps re-planning them: it cannot cost a cursor parameter as well as a literal, and
+   * planning a page took longer than reading it.
+   */
+  genericPlan?: boolean;
+}
+
 /**
  * Every request's database work runs in one transaction as its principal, so RLS is the access
  * rule. BEGIN and the scope's setup (role and claims, or the API-key check) are pipelined with the
@@ -70,10 +80,15 @@ export class Database {
   }
 
   /** One statement as the scope in a single round trip: BEGIN, setup, the statement and COMMIT pipelined. */
-  async statement<T extends readonly postgres.MaybeRow[]>(scope: DbScope, statement: (tx: Tx) => postgres.PendingQuery<T>): Promise<T> {
+  async statement<T extends readonly postgres.MaybeRow[]>(
+    scope: DbScope,
+    statement: (tx: Tx) => postgres.PendingQuery<T>,
+    options: StatementOptions = {},
+  ): Promise<T> {
     const tx = await this.sql.reserve();
     try {
       const opening = this.open(tx, scope);
+      if (options.genericPlan) tx`select set_config('plan_cache_mode', 'force_generic_plan', true)`.execute().catch(() => {});
       const rows = statement(tx).execute();
       const commit = tx`commit`.execute();
       // A failed setup (an unknown key) also fails the statement ("transaction is aborted"), often

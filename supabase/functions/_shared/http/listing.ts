@@ -135,10 +135,16 @@ export function pageClauses(tx: Tx, alias: string, paging: Paging): { after: Fra
       ? tx`and (${column}, ${id}) < (${paging.after.value}::text::timestamptz, ${paging.after.id})`
       : tx`and (${column}, ${id}) > (${paging.after.value}::text::timestamptz, ${paging.after.id})`
     : tx``;
+  // LIMIT is written into the statement (take is a validated 1-100, so at most 100 variants) and a
+  // zero OFFSET is left out: as parameters, the planner cannot cost a generic plan, so it would plan
+  // every execution again (which cost more than running the page). Deep offsets stay parameters.
+  if (!Number.isInteger(paging.take) || paging.take < 1 || paging.take > 100) throw new Error(`take out of range: ${paging.take}`);
+  const limit = tx.unsafe(String(paging.take + 1));
   const offset = paging.page ? (paging.page - 1) * paging.take : 0;
+  const skip = offset > 0 ? tx`offset ${offset}` : tx``;
   const orderAndLimit = desc
-    ? tx`order by ${column} desc, ${id} desc limit ${paging.take + 1} offset ${offset}`
-    : tx`order by ${column} asc, ${id} asc limit ${paging.take + 1} offset ${offset}`;
+    ? tx`order by ${column} desc, ${id} desc limit ${limit} ${skip}`
+    : tx`order by ${column} asc, ${id} asc limit ${limit} ${skip}`;
   return { after, orderAndLimit };
 }
 
@@ -169,6 +175,13 @@ export function toPage<R extends { id: string; cursor_value: string }, T>(rows: 
     nextCursor: hasMore && last ? encodeCursor({ s: paging.sort, o: paging.order, v: last.cursor_value, i: last.id }) : null,
     hasMore,
   };
+}
+
+/** The page envelope as JSON text, for items the database already serialised (an `item` column). */
+export function toJsonPage(rows: { item: string; id: string; cursor_value: string }[], paging: Paging): string {
+  const page = toPage(rows, paging, (row) => row.item);
+  return `{"items":[${page.items.join(",")}],"take":${page.take},"page":${page.page},` +
+    `"nextCursor":${JSON.stringify(page.nextCursor)},"hasMore":${page.hasMore}}`;
 }
 
 /** The OpenAPI schema of a page of `item`. */

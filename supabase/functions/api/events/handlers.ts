@@ -5,7 +5,8 @@ import type { Tx } from "../../_shared/db/database.ts";
 import { createRouter } from "../../_shared/http/app.ts";
 import type { AppEnv } from "../../_shared/http/context.ts";
 import { ApiError, renameConflict } from "../../_shared/http/errors.ts";
-import { containsPattern, cursorValue, pageClauses, pagingOf, toPage } from "../../_shared/http/listing.ts";
+import { jsonBody } from "../../_shared/http/json-body.ts";
+import { containsPattern, cursorValue, type PageEnvelope, pageClauses, pagingOf, toJsonPage } from "../../_shared/http/listing.ts";
 import { slugify } from "../../_shared/http/slug.ts";
 import * as routes from "./routes.ts";
 
@@ -13,40 +14,17 @@ type Event = z.infer<typeof routes.EventSchema>;
 type CreateEvent = z.infer<typeof routes.CreateEventSchema>;
 type UpdateEvent = z.infer<typeof routes.UpdateEventSchema>;
 
-interface EventRow {
-  id: string; owner_id: string; name: string; slug: string; description: string;
-  starts_at: Date; ends_at: Date; time_zone: string;
-  venue_name: string | null; venue_address: z.infer<typeof routes.AddressSchema> | null;
-  venue_lat: number | null; venue_lng: number | null;
-  visibility: Event["visibility"]; status: Event["status"]; access_rules: Event["accessRules"];
-  created_at: Date; updated_at: Date;
+/** An event as JSON text, built by community.event_json (the shape of routes.EventSchema). */
+interface EventJsonRow {
+  item: string;
 }
 
-const EVENT_COLUMNS = `id, owner_id, name, slug, description, starts_at, ends_at, time_zone, venue_name,
-  venue_address, venue_lat, venue_lng, visibility, status, access_rules, created_at, updated_at`;
-
-export function toEvent(row: EventRow): Event {
-  return {
-    id: row.id,
-    ownerId: row.owner_id,
-    name: row.name,
-    slug: row.slug,
-    description: row.description,
-    startsAt: row.starts_at.toISOString(),
-    endsAt: row.ends_at.toISOString(),
-    timeZone: row.time_zone,
-    venue: row.venue_name === null ? null : {
-      name: row.venue_name,
-      address: row.venue_address ?? {},
-      coordinates: row.venue_lat === null || row.venue_lng === null ? null : { lat: row.venue_lat, lng: row.venue_lng },
-    },
-    visibility: row.visibility,
-    status: row.status,
-    accessRules: row.access_rules,
-    createdAt: row.created_at.toISOString(),
-    updatedAt: row.updated_at.toISOString(),
-  };
-}
+/**
+ * The select-list item that returns a row as an EventJsonRow: `e` where the query aliases the table,
+ * `events` in INSERT/UPDATE ... RETURNING (postgres.js's column helpers need the table unaliased),
+ * `page.e` for the whole-row column of a page subquery.
+ */
+const eventJson = (row: "e" | "events" | "page.e") => `community.event_json(${row})::text as item`;
 
 /** Column values of the writable fields that are present in `input`. */
 function eventColumns(tx: Tx, input: Partial<CreateEvent>): Record<string, unknown> {
@@ -84,50 +62,54 @@ export const listEvents: RouteHandler<typeof routes.listEvents, AppEnv> = async 
   const paging = pagingOf(query);
   const rows = await c.get("db").statement(scopeOf(c.get("principal")), (tx) => {
     const { after, orderAndLimit } = pageClauses(tx, "e", paging);
-    return tx<(EventRow & { cursor_value: string })[]>`
-      select ${tx.unsafe(EVENT_COLUMNS)}, ${cursorValue(tx, "e", paging)}
-      from community.events e
-      where (e.visibility <> 'unlisted' or e.owner_id = (select core.current_user_id()))
-        ${query.scope === "mine" ? tx`and e.owner_id = (select core.current_user_id())` : tx``}
-        ${query.status ? tx`and e.status = ${query.status}` : tx``}
-        ${query.search ? tx`and e.id in (select community.search_event_ids(${containsPattern(query.search)}))` : tx``}
-        ${after}
-      ${orderAndLimit}`;
-  });
-  return c.json(toPage(rows, paging, toEvent), 200);
+    // The JSON is built outside the page's subquery, so the rows an OFFSET skips are never serialised.
+    return tx<(EventJsonRow & { id: string; cursor_value: string })[]>`
+      select ${tx.unsafe(eventJson("page.e"))}, page.id, page.cursor_value
+      from (
+        select e, e.id, ${cursorValue(tx, "e", paging)}
+        from community.events e
+        where (e.visibility <> 'unlisted' or e.owner_id = (select core.current_user_id()))
+          ${query.scope === "mine" ? tx`and e.owner_id = (select core.current_user_id())` : tx``}
+          ${query.status ? tx`and e.status = ${query.status}` : tx``}
+          ${query.search ? tx`and e.id in (select community.search_event_ids(${containsPattern(query.search)}))` : tx``}
+          ${after}
+        ${orderAndLimit}
+      ) page`;
+  }, { genericPlan: true });
+  return jsonBody<PageEnvelope<Event>, 200>(c, toJsonPage(rows, paging), 200);
 };
 
 export const createEvent: RouteHandler<typeof routes.createEvent, AppEnv> = async (c) => {
   const input = c.req.valid("json");
   // owner_id defaults to the caller (core.current_user_id()).
-  const [row] = await c.get("db").statement(scopeOf(c.get("principal")), (tx) => tx<EventRow[]>`
+  const [row] = await c.get("db").statement(scopeOf(c.get("principal")), (tx) => tx<EventJsonRow[]>`
     insert into community.events ${tx({ ...eventColumns(tx, input), slug: input.slug ?? slugify(input.name, "event") })}
-    returning ${tx.unsafe(EVENT_COLUMNS)}`).catch((error) => {
+    returning ${tx.unsafe(eventJson("events"))}`).catch((error) => {
     throw slugTaken(error);
   });
-  return c.json(toEvent(row!), 201);
+  return jsonBody<Event, 201>(c, row!.item, 201);
 };
 
 export const getEvent: RouteHandler<typeof routes.getEvent, AppEnv> = async (c) => {
   const { eventId } = c.req.valid("param");
-  const [row] = await c.get("db").statement(scopeOf(c.get("principal")), (tx) => tx<EventRow[]>`
-    select ${tx.unsafe(EVENT_COLUMNS)} from community.events where id = ${eventId}`);
+  const [row] = await c.get("db").statement(scopeOf(c.get("principal")), (tx) => tx<EventJsonRow[]>`
+    select ${tx.unsafe(eventJson("e"))} from community.events e where e.id = ${eventId}`);
   if (!row) throw new ApiError(404, "not_found", "No event with this id is visible to you.");
-  return c.json(toEvent(row), 200);
+  return jsonBody<Event, 200>(c, row.item, 200);
 };
 
 export const updateEvent: RouteHandler<typeof routes.updateEvent, AppEnv> = async (c) => {
   const { eventId } = c.req.valid("param");
   const input: UpdateEvent = c.req.valid("json");
   const row = await c.get("db").transaction(scopeOf(c.get("principal")), async (tx) => {
-    const [updated] = await tx<EventRow[]>`
+    const [updated] = await tx<EventJsonRow[]>`
       update community.events set ${tx(eventColumns(tx, input))} where id = ${eventId}
-      returning ${tx.unsafe(EVENT_COLUMNS)}`;
+      returning ${tx.unsafe(eventJson("events"))}`;
     return updated ?? explainMissedWrite(tx, eventId);
   }).catch((error) => {
     throw slugTaken(error);
   });
-  return c.json(toEvent(row), 200);
+  return jsonBody<Event, 200>(c, row.item, 200);
 };
 
 export const deleteEvent: RouteHandler<typeof routes.deleteEvent, AppEnv> = async (c) => {

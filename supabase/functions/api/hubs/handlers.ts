@@ -99,7 +99,7 @@ export const listHubs: RouteHandler<typeof routes.listHubs, AppEnv> = async (c) 
         ${query.search ? tx`and h.id in (select community.search_hub_ids(${containsPattern(query.search)}))` : tx``}
         ${after}
       ${orderAndLimit}`;
-  });
+  }, { genericPlan: true });
   return c.json(toPage(rows, paging, toHub), 200);
 };
 
