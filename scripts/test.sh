@@ -7,6 +7,8 @@ export PATH="$PWD/node_modules/.bin:$PATH"
 mkdir -p .local
 
 deno run -A scripts/db.ts ensure || exit 1
+# Debian's chromium for the browser tests (tests/docs/*.browser.test.ts); missing, only those fail.
+deno run -A scripts/lib/chromium.ts
 
 echo "== tsc"
 tsc -p tsconfig.json --noEmit || exit 1

@@ -1,5 +1,9 @@
+import { readFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
 import { validate } from "@readme/openapi-parser";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { SCALAR_VERSION, scalarScriptUrl } from "../../supabase/functions/api/docs/handlers.ts";
 import { createTestContext, type TestContext } from "../setup/test-context.ts";
 
 let t: TestContext;
@@ -46,10 +50,34 @@ describe("API documentation", () => {
     expect(await (await t.call("/api/llms.txt")).text()).toBe(text);
   });
 
-  it("serves the interactive reference pointing at the OpenAPI document", async () => {
+  it("serves the interactive reference pointing at the OpenAPI document and at Scalar's bundle served here", async () => {
     const response = await t.call("/api/v3/docs");
     expect(response.status).toBe(200);
     expect(response.headers.get("content-type")).toContain("text/html");
-    expect(await response.text()).toContain("/api/v3/openapi");
+    const html = await response.text();
+    expect(html).toContain("/api/v3/openapi");
+    expect(html).toContain(`<script src="${t.config.PUBLIC_API_ROOT}/api/v3/docs/scalar.js?v=${SCALAR_VERSION}"`);
+    expect(html).not.toContain("cdn.jsdelivr.net");
+  });
+
+  it("serves Scalar's browser bundle from node_modules, the version package.json pins", async () => {
+    const packageDir = join(dirname(createRequire(import.meta.url).resolve("@scalar/api-reference")), "..");
+    const installed = JSON.parse(readFileSync(join(packageDir, "package.json"), "utf8")).version;
+    const pinned = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")).dependencies["@scalar/api-reference"];
+    expect([SCALAR_VERSION, installed]).toEqual([pinned, pinned]);
+
+    const response = await t.call(`/api/v3/docs/scalar.js?v=${SCALAR_VERSION}`);
+    expect(response.status).toBe(200);
+    expect(response.headers.get("content-type")).toBe("text/javascript; charset=utf-8");
+    expect(response.headers.get("cache-control")).toBe("public, max-age=31536000, immutable");
+    const body = Buffer.from(await response.arrayBuffer());
+    expect(body.equals(readFileSync(join(packageDir, "dist", "browser", "standalone.js")))).toBe(true);
+  });
+
+  it("falls back to the CDN, same version, where the bundle is not installed", () => {
+    expect(scalarScriptUrl("https://x.supabase.co/functions/v1", null))
+      .toBe(`https://cdn.jsdelivr.net/npm/@scalar/api-reference@${SCALAR_VERSION}/dist/browser/standalone.js`);
+    expect(scalarScriptUrl("https://x.supabase.co/functions/v1/", new Uint8Array(1)))
+      .toBe(`https://x.supabase.co/functions/v1/api/v3/docs/scalar.js?v=${SCALAR_VERSION}`);
   });
 });

@@ -1,5 +1,9 @@
+import { readFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
 import { Scalar } from "@scalar/hono-api-reference";
 import type { OpenAPIHono } from "@hono/zod-openapi";
+import { ApiError } from "../../_shared/http/errors.ts";
 import type { AppEnv } from "../../_shared/http/context.ts";
 import { renderLlmsTxt } from "./llms-txt.ts";
 
@@ -26,6 +30,30 @@ const DESCRIPTION =
   "REST API v3 of the token-gated events service: identity, events, hubs, venues, NFT checkout and the sponsored-gas ledger. " +
   "Authenticate with the `x-api-key` header.";
 
+/** @scalar/api-reference as pinned in package.json (tests/docs checks that they agree). */
+export const SCALAR_VERSION = "1.72.1";
+const SCALAR_CDN = `https://cdn.jsdelivr.net/npm/@scalar/api-reference@${SCALAR_VERSION}/dist/browser/standalone.js`;
+
+let scalarBundle: Uint8Array<ArrayBuffer> | null | undefined;
+/** Scalar's standalone browser bundle from node_modules, read once; null where there is no node_modules. */
+function readScalarBundle(): Uint8Array<ArrayBuffer> | null {
+  if (scalarBundle === undefined) {
+    try {
+      // The package exports only its entry (dist/index.js); the browser bundle sits beside it.
+      const entry = createRequire(import.meta.url).resolve("@scalar/api-reference");
+      scalarBundle = new Uint8Array(readFileSync(join(dirname(entry), "browser", "standalone.js")));
+    } catch {
+      scalarBundle = null;
+    }
+  }
+  return scalarBundle;
+}
+
+/** Where the docs page loads Scalar from: this service, or the CDN (same version) when the bundle is not at hand. */
+export function scalarScriptUrl(publicApiRoot: string, bundle: Uint8Array | null): string {
+  return bundle ? `${publicApiRoot.replace(/\/+$/, "")}/api/v3/docs/scalar.js?v=${SCALAR_VERSION}` : SCALAR_CDN;
+}
+
 /** Adds the documentation routes; call after every documented route is registered. */
 export function registerDocs(app: OpenAPIHono<AppEnv>, publicApiRoot: string) {
   app.openAPIRegistry.registerComponent("securitySchemes", "ApiKeyAuth", {
@@ -46,7 +74,20 @@ export function registerDocs(app: OpenAPIHono<AppEnv>, publicApiRoot: string) {
 
   app.get("/api/v3/openapi", (c) => c.json(openApiDocument()));
   app.get("/api/v3/docs/openapi.json", (c) => c.json(openApiDocument()));
-  app.get("/api/v3/docs", Scalar({ url: "/api/v3/openapi", pageTitle: "API v3 reference" }));
+  // Served by the service itself, so the page works offline; `withDefaultFonts: false` keeps it off Scalar's font host.
+  // Absolute under the public root: deployed, the API sits below /functions/v1/api, not at the host's root.
+  app.get("/api/v3/docs", Scalar(() => ({
+    url: `${publicApiRoot.replace(/\/+$/, "")}/api/v3/openapi`,
+    pageTitle: "API v3 reference",
+    withDefaultFonts: false,
+    cdn: scalarScriptUrl(publicApiRoot, readScalarBundle()),
+  })));
+  app.get("/api/v3/docs/scalar.js", (c) => {
+    const bundle = readScalarBundle();
+    if (!bundle) throw new ApiError(404, "not_found", "Scalar's bundle is not installed here; the docs page loads it from the CDN.");
+    // The page asks for ?v=<version>, so a new version is a new URL and this one never changes.
+    return c.body(bundle, 200, { "content-type": "text/javascript; charset=utf-8", "cache-control": "public, max-age=31536000, immutable" });
+  });
   app.get("/llms.txt", (c) => c.text(llms()));
   app.get("/api/llms.txt", (c) => c.text(llms()));
 }
