@@ -57,8 +57,7 @@ export class Database {
   constructor(readonly sql: Sql) {}
 
   async transaction<T>(scope: DbScope, work: (tx: Tx) => Promise<T>): Promise<T> {
-    const tx = await this.sql.reserve();
-    try {
+    return this.reserved(async (tx) => {
       const opening = this.open(tx, scope);
       opening.catch(() => {}); // awaited below; this only keeps an early failure from counting as unhandled
       let result: T;
@@ -71,24 +70,17 @@ export class Database {
       await opening;
       await tx`commit`;
       return result;
-    } catch (error) {
-      await tx`rollback`.catch(() => {});
-      throw translateDatabaseError(error);
-    } finally {
-      tx.release();
-    }
+    });
   }
 
   /** One statement as the scope in a single round trip: BEGIN, setup, the statement and COMMIT pipelined. */
-  async statement<T extends readonly postgres.MaybeRow[]>(
+  statement<T extends readonly postgres.MaybeRow[]>(
     scope: DbScope,
     statement: (tx: Tx) => postgres.PendingQuery<T>,
     options: StatementOptions = {},
   ): Promise<T> {
-    const tx = await this.sql.reserve();
-    try {
-      const opening = this.open(tx, scope);
-      if (options.genericPlan) tx`select set_config('plan_cache_mode', 'force_generic_plan', true)`.execute().catch(() => {});
+    return this.reserved(async (tx) => {
+      const opening = this.open(tx, scope, options);
       const rows = statement(tx).execute();
       const commit = tx`commit`.execute();
       // A failed setup (an unknown key) also fails the statement ("transaction is aborted"), often
@@ -96,12 +88,7 @@ export class Database {
       const [opened, result, committed] = await Promise.allSettled([opening, rows, commit]);
       for (const outcome of [opened, result, committed]) if (outcome.status === "rejected") throw outcome.reason;
       return (result as PromiseFulfilledResult<T>).value;
-    } catch (error) {
-      await tx`rollback`.catch(() => {});
-      throw translateDatabaseError(error);
-    } finally {
-      tx.release();
-    }
+    });
   }
 
   /**
@@ -130,23 +117,37 @@ export class Database {
     return this.sql.end({ timeout: 5 });
   }
 
+  /** Runs `work` on a connection of its own; any failure rolls back and comes out translated. */
+  private async reserved<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
+    const tx = await this.sql.reserve();
+    try {
+      return await work(tx);
+    } catch (error) {
+      await tx`rollback`.catch(() => {});
+      throw translateDatabaseError(error);
+    } finally {
+      tx.release();
+    }
+  }
+
   /**
    * Sends BEGIN, then the scope's setup. postgres.js sends a query when it is first awaited or
    * `execute()`d, in that order; executing both here puts them ahead of every statement of the
    * caller. (Awaiting them in a different order would run the setup outside the transaction, and
    * the statements as the connection's own role.)
    */
-  private open(tx: Tx, scope: DbScope): Promise<unknown> {
-    const begin = tx`begin`.execute();
+  private open(tx: Tx, scope: DbScope, options: StatementOptions = {}): Promise<unknown> {
+    const setup = [tx`begin`.execute()];
     if (scope.kind === "api_key") {
-      const enter = tx`select core.enter_api_key_scope(${scope.keyHash}, ${scope.requiredPermissions}::text[])`.execute();
-      return Promise.all([begin, enter]).then(() => {
-        scope.verified = true;
-      });
+      setup.push(tx`select core.enter_api_key_scope(${scope.keyHash}, ${scope.requiredPermissions}::text[])`.execute());
+    } else {
+      setup.push(tx`select set_config('role', ${scope.role}, true), set_config('request.jwt.claims', ${JSON.stringify(scope.claims)}, true)`
+        .execute());
     }
-    const setup = tx`select set_config('role', ${scope.role}, true), set_config('request.jwt.claims', ${JSON.stringify(scope.claims)}, true)`
-      .execute();
-    return Promise.all([begin, setup]);
+    if (options.genericPlan) setup.push(tx`select set_config('plan_cache_mode', 'force_generic_plan', true)`.execute());
+    return Promise.all(setup).then(() => {
+      if (scope.kind === "api_key") scope.verified = true;
+    });
   }
 }
 

@@ -3,13 +3,14 @@ import { z } from "@hono/zod-openapi";
 import type { Fragment } from "postgres";
 import type { Tx } from "../db/database.ts";
 import { ApiError } from "./errors.ts";
+import { type RefusedParameter, refuseUnknownParameters } from "./unknown-parameters.ts";
 
 const SORT_COLUMNS = { createdAt: "created_at", updatedAt: "updated_at" } as const;
 type Sort = keyof typeof SORT_COLUMNS;
 type Order = "asc" | "desc";
 
 /** Parameters that look plausible but are not ours get a code and a message that says what to do. */
-const REFUSED_PARAMETERS: Record<string, { code: string; message: string }> = {
+const REFUSED_PARAMETERS: Record<string, RefusedParameter> = {
   limit: { code: "limit_not_supported", message: "`limit` is not a parameter; use `take` (1-100, default 20)." },
   private: {
     code: "private_not_supported",
@@ -36,17 +37,7 @@ export function listQuerySchema<F extends z.ZodRawShape>(filters: F) {
     .object(shape)
     .catchall(z.unknown())
     .superRefine((query, ctx) => {
-      if (typeof query !== "object" || query === null) return;
-      for (const key of Object.keys(query)) {
-        if (key in shape) continue;
-        const refused = REFUSED_PARAMETERS[key];
-        ctx.addIssue({
-          code: "custom",
-          path: [key],
-          message: refused?.message ?? `unknown parameter \`${key}\``,
-          params: { code: refused?.code ?? "unknown_parameter" },
-        });
-      }
+      refuseUnknownParameters(query, shape, REFUSED_PARAMETERS, ctx);
       if (query.cursor !== undefined && query.page !== undefined) {
         ctx.addIssue({ code: "custom", path: ["cursor"], message: "send `cursor` or `page`, not both", params: { code: "cursor_with_page" } });
       }

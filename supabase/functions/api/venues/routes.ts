@@ -3,6 +3,7 @@ import { requireApiKey } from "../../_shared/auth/middleware.ts";
 import { ErrorBodySchema, errorResponses } from "../../_shared/http/errors.ts";
 import { AddressSchema } from "../events/routes.ts";
 import { apiKeySecurity, jsonContent } from "../../_shared/http/openapi.ts";
+import { type RefusedParameter, refuseUnknownParameters } from "../../_shared/http/unknown-parameters.ts";
 
 export const QUERY_MIN_CHARACTERS = 2;
 export const QUERY_MAX_CHARACTERS = 200;
@@ -21,32 +22,25 @@ export const VenueSuggestionSchema = z
   })
   .openapi("VenueSuggestion");
 
-const REFUSED_PARAMETERS: Record<string, { code: string; message: string }> = {
+const REFUSED_PARAMETERS: Record<string, RefusedParameter> = {
   limit: { code: "limit_not_supported", message: "`limit` is not a parameter; use `take` (1-20, default 10)." },
 };
 
+const autocompleteParameters = {
+  q: z.string().trim().openapi({
+    description: `The text typed so far, ${QUERY_MIN_CHARACTERS}-${QUERY_MAX_CHARACTERS} characters after trimming. ` +
+      "Shorter: 400 `query_too_short`; longer: 400 `query_too_long`; control characters: 400 `validation_failed`.",
+    example: "Berl",
+  }),
+  take: z.coerce.number().int().min(1).max(20).default(10)
+    .openapi({ description: "Suggestions to return, 1-20. `limit` is not a parameter.", example: 10 }),
+};
+
 export const AutocompleteQuerySchema = z
-  .object({
-    q: z.string().trim().openapi({
-      description: `The text typed so far, ${QUERY_MIN_CHARACTERS}-${QUERY_MAX_CHARACTERS} characters after trimming. ` +
-        "Shorter: 400 `query_too_short`; longer: 400 `query_too_long`; control characters: 400 `validation_failed`.",
-      example: "Berl",
-    }),
-    take: z.coerce.number().int().min(1).max(20).default(10)
-      .openapi({ description: "Suggestions to return, 1-20. `limit` is not a parameter.", example: 10 }),
-  })
+  .object(autocompleteParameters)
   .catchall(z.unknown())
   .superRefine((query, ctx) => {
-    for (const key of Object.keys(query)) {
-      if (key === "q" || key === "take") continue;
-      const refused = REFUSED_PARAMETERS[key];
-      ctx.addIssue({
-        code: "custom",
-        path: [key],
-        message: refused?.message ?? `unknown parameter \`${key}\``,
-        params: { code: refused?.code ?? "unknown_parameter" },
-      });
-    }
+    refuseUnknownParameters(query, autocompleteParameters, REFUSED_PARAMETERS, ctx);
     const q = query.q;
     if (typeof q !== "string") return;
     if (/\p{Cc}/u.test(q)) {
