@@ -6,12 +6,15 @@ import { destroyCluster, isRunning, LOCAL_DATABASE_URL, startCluster, stopCluste
 import { migrate } from "./lib/migrations.ts";
 import { loadPlaces } from "./lib/places.ts";
 
-/** Starts (when needed) the database the service uses and applies pending migrations. */
+/**
+ * Starts (when needed) the database the service uses and applies pending migrations. The seed (with
+ * its published demo key) goes only into the local cluster, never into a DATABASE_URL database.
+ */
 export async function prepareDatabase(options: { seed: boolean }): Promise<string> {
   const external = process.env.DATABASE_URL;
   if (!external) startCluster();
   const url = external ?? LOCAL_DATABASE_URL;
-  const applied = await migrate(url, { seed: options.seed });
+  const applied = await migrate(url, { seed: options.seed && !external });
   if (applied.length > 0) process.stderr.write(`[db] applied migrations ${applied.join(", ")}\n`);
   return url;
 }

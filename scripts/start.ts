@@ -6,7 +6,7 @@ import { startGateway } from "./gateway.ts";
 
 const DEMO_API_KEY = "sk_demo0000_local-demo-key-not-secret"; // inserted by supabase/seed.sql
 
-const databaseUrl = await prepareDatabase({ seed: !process.env.DATABASE_URL });
+const databaseUrl = await prepareDatabase({ seed: true });
 const port = process.env.PORT ?? "54321";
 const root = `http://${process.env.HOST ?? "127.0.0.1"}:${port}`;
 const gateway = await startGateway({
