@@ -10,14 +10,14 @@ const optionalUrl = z.string().url().optional();
 /** Every environment variable the service reads. README.md lists the same set. */
 const configSchema = z.object({
   DATABASE_URL: z.string().min(1),
-  // About twice the database's CPU cores: connections beyond that only add context switches. On a
-  // 2-core machine, 4 instead of 20 served /me 60% faster and cut autocomplete's p99 from 30 to 11 ms.
-  // A remote database, where round trips dominate, wants more.
+  // About twice the database's CPU cores: connections beyond that only add context switches (see
+  // README, Performance). A remote database, where round trips dominate, wants more.
   DB_POOL_MAX: z.coerce.number().int().min(1).max(500).default(4),
   // Supabase's transaction pooler (port 6543) cannot keep prepared statements.
   DB_PREPARE: z.enum(["true", "false"]).default("true").transform((v) => v === "true"),
   APP_ENV: z.enum(["development", "test", "production"]).default("development"),
-  PUBLIC_API_ROOT: z.string().url().default("http://127.0.0.1:54321"),
+  // Without a trailing slash, so every link can append `/api/...`.
+  PUBLIC_API_ROOT: z.string().url().default("http://127.0.0.1:54321").transform((root) => root.replace(/\/+$/, "")),
   CORS_ALLOWED_ORIGINS: commaList.default(["*"]),
   BODY_LIMIT_BYTES: z.coerce.number().int().min(1024).default(1024 * 1024),
   JWT_SECRET: z.string().min(32).optional(),
@@ -31,6 +31,9 @@ const configSchema = z.object({
   GEOCODER_URL: optionalUrl,
   GEOCODER_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(3000),
 }).superRefine((config, ctx) => {
+  if (config.APP_ENV === "production" && config.ENABLE_BENCH_ROUTES) {
+    ctx.addIssue({ code: "custom", path: ["ENABLE_BENCH_ROUTES"], message: "the benchmark routes are never served in production" });
+  }
   if (config.GEOCODER_PROVIDER !== "postgres" && !config.GEOCODER_URL) {
     ctx.addIssue({ code: "custom", path: ["GEOCODER_URL"], message: `required when GEOCODER_PROVIDER is ${config.GEOCODER_PROVIDER}` });
   }

@@ -77,7 +77,7 @@ export function registerDocs(app: OpenAPIHono<AppEnv>, publicApiRoot: string) {
   // Served by the service itself, so the page works offline; `withDefaultFonts: false` keeps it off Scalar's font host.
   // Absolute under the public root: deployed, the API sits below /functions/v1/api, not at the host's root.
   app.get("/api/v3/docs", Scalar(() => ({
-    url: `${publicApiRoot.replace(/\/+$/, "")}/api/v3/openapi`,
+    url: `${publicApiRoot}/api/v3/openapi`,
     pageTitle: "API v3 reference",
     withDefaultFonts: false,
     cdn: scalarScriptUrl(publicApiRoot, readScalarBundle()),
