@@ -6,6 +6,7 @@ import { parseArgs } from "node:util";
 import { getAddress, isAddress } from "viem";
 import { connect, Database } from "../supabase/functions/_shared/db/database.ts";
 import { ApiError } from "../supabase/functions/_shared/http/errors.ts";
+import { ObjectId } from "../supabase/functions/_shared/http/openapi.ts";
 import type { Permissions } from "../supabase/functions/_shared/auth/principal.ts";
 import { prepareDatabase } from "./db.ts";
 import {
@@ -78,8 +79,6 @@ const OPTIONS = {
   permission: { type: "string", multiple: true },
 } as const;
 
-const OBJECT_ID = /^[0-9a-f]{24}$/;
-
 function text(args: Args, name: string): string | undefined {
   const value = args.values[name];
   return typeof value === "string" ? value : undefined;
@@ -92,7 +91,7 @@ function required(args: Args, name: string): string {
 }
 
 function userId(value: string): string {
-  if (!OBJECT_ID.test(value)) throw new CliError("invalid_user_id", `"${value}" is not a user id (24 lowercase hex characters)`);
+  if (!ObjectId.safeParse(value).success) throw new CliError("invalid_user_id", `"${value}" is not a user id (24 lowercase hex characters)`);
   return value;
 }
 

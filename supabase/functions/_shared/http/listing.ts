@@ -3,6 +3,7 @@ import { z } from "@hono/zod-openapi";
 import type { Fragment } from "postgres";
 import type { Tx } from "../db/database.ts";
 import { ApiError } from "./errors.ts";
+import { ObjectId } from "./openapi.ts";
 import { type RefusedParameter, refuseUnknownParameters } from "./unknown-parameters.ts";
 
 const SORT_COLUMNS = { createdAt: "created_at", updatedAt: "updated_at" } as const;
@@ -82,7 +83,7 @@ function decodeCursor(cursor: string, sort: Sort, order: Order): { value: string
   } catch {
     throw invalidCursor("it is not a cursor this API issued");
   }
-  if (typeof payload?.v !== "string" || typeof payload.i !== "string" || !/^[0-9a-f]{24}$/.test(payload.i) || !isCursorTime(payload.v)) {
+  if (typeof payload?.v !== "string" || !ObjectId.safeParse(payload.i).success || !isCursorTime(payload.v)) {
     throw invalidCursor("it is not a cursor this API issued");
   }
   if (payload.s !== sort || payload.o !== order) throw invalidCursor(`it was issued for sort=${payload.s}&order=${payload.o}`);

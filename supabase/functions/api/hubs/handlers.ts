@@ -128,12 +128,14 @@ export const updateHub: RouteHandler<typeof routes.updateHub, AppEnv> = async (c
   const { hubId } = c.req.valid("param");
   const input: UpdateHub = c.req.valid("json");
   const row = await c.get("db").transaction(scopeOf(c.get("principal")), async (tx) => {
-    // The lock makes concurrent PUTs on one hub apply one after the other.
-    await lockForOwner(tx, hubId);
+    // The owner's lock on the hub makes concurrent PUTs apply one after the other. The connection
+    // functions take it themselves, first thing; a PUT of fields alone takes it here.
     if (input.connectEventIds !== undefined) {
       await tx`select community.connect_hub_events(${hubId}, ${input.connectEventIds}::text[]::core.object_id[])`;
     } else if (input.categorySubEventIDs !== undefined) {
       await tx`select community.replace_hub_events(${hubId}, ${input.categorySubEventIDs}::text[]::core.object_id[])`;
+    } else {
+      await lockForOwner(tx, hubId);
     }
     // Every successful PUT updates the row, so updatedAt moves also when only connections changed.
     const columns = hubFieldColumns(input);

@@ -26,8 +26,9 @@ export function toCryptoAddress(row: CryptoAddressRow) {
 }
 
 export const getSession: Handler<typeof routes.getSession> = async (c) => {
-  const [row] = await c.get("db").statement(scopeOf(c.get("principal")), (tx) => tx<{ id: string }[]>`select core.current_user_id() as id`);
-  return c.json({ user: { id: row!.id } }, 200);
+  const principal = c.get("principal");
+  const id = principal.kind === "api_key" ? await c.get("db").apiKeyOwner(principal.scope) : principal.userId;
+  return c.json({ user: { id } }, 200);
 };
 
 export const getMe: Handler<typeof routes.getMe> = async (c) => {
