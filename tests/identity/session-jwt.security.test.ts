@@ -6,11 +6,18 @@ import type { AddressInfo } from "node:net";
 import { exportJWK, generateKeyPair, SignJWT, type CryptoKey, type JWTPayload } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { requireSession } from "../../supabase/functions/_shared/auth/middleware.ts";
+import { scopeOf } from "../../supabase/functions/_shared/auth/principal.ts";
 import { createBaseApp } from "../../supabase/functions/_shared/http/app.ts";
 import { createTestContext, expectErrorBody, TEST_JWT_SECRET, type TestContext } from "../setup/test-context.ts";
 
 function whoamiApp(t: TestContext) {
   const app = createBaseApp({ config: t.config, db: t.db });
+  // What the database sees for a session request: its role, its user and the users RLS lets it read.
+  app.get("/database-view", requireSession, async (c) => {
+    const [row] = await c.get("db").statement(scopeOf(c.get("principal")), (tx) => tx<{ role: string; id: string; users: number }[]>`
+      select current_user::text as role, core.current_user_id()::text as id, (select count(*)::int from core.users) as users`);
+    return c.json(row!);
+  });
   app.get("/whoami", requireSession, (c) => {
     const principal = c.get("principal");
     return c.json({ userId: principal.kind === "session" ? principal.userId : null });
@@ -50,6 +57,18 @@ afterAll(() => t.close());
 
 const whoami = (token: string | null, target = app) =>
   target.request("/whoami", token === null ? {} : { headers: { authorization: `Bearer ${token}` } });
+
+describe("session requests run as their user, under RLS", () => {
+  it("a token's own app_user_id claim cannot make it another user; it reads as authenticated, only itself", async () => {
+    const victim = await t.userWithKey();
+    const sub = randomUUID();
+    const self = await (await whoami(await hsToken({ sub }))).json();
+    const token = await hsToken({ sub, claims: { app_user_id: victim.id } });
+    const response = await app.request("/database-view", { headers: { authorization: `Bearer ${token}` } });
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({ role: "authenticated", id: self.userId, users: 1 });
+  });
+});
 
 describe("HS256 session tokens", () => {
   it("a valid token answers 200 with the service user of its sub", async () => {
