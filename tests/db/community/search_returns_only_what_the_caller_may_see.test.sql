@@ -2,7 +2,7 @@
 -- RLS), but apply the policies' own visibility rules: they never name a row the caller could not
 -- read through RLS.
 begin;
-select plan(8);
+select plan(10);
 
 select tests.create_user('alice@example.com') as alice \gset
 select tests.create_user('bob@example.com') as bob \gset
@@ -65,6 +65,26 @@ select set_eq(
   array[:'public_hub'],
   'anon finds only the published public hub'
 );
+
+-- And they search through the trigram indexes, which is why they exist: under RLS a plain ILIKE is
+-- not leakproof, so it could not use them. Sequential scans are off, as a big table would make them.
+select tests.clear_authentication();
+select pg_stat_get_xact_numscans('community.events_search_text_idx'::regclass) as event_scans_before,
+       pg_stat_get_xact_numscans('community.hubs_search_text_idx'::regclass) as hub_scans_before \gset
+set local enable_seqscan = off;
+select tests.authenticate_as(:'alice');
+select count(*) from community.search_event_ids('%zebra%');
+select count(*) from community.search_hub_ids('%zebra%');
+select tests.clear_authentication();
+select ok(
+  pg_stat_get_xact_numscans('community.events_search_text_idx'::regclass) > :event_scans_before,
+  'event search reads the trigram index'
+);
+select ok(
+  pg_stat_get_xact_numscans('community.hubs_search_text_idx'::regclass) > :hub_scans_before,
+  'hub search reads the trigram index'
+);
+reset enable_seqscan;
 
 select tests.clear_authentication();
 select * from finish();
