@@ -17,11 +17,24 @@ begin
   if not exists (select from pg_roles where rolname = 'service_role') then
     create role service_role nologin noinherit bypassrls;
   end if;
+  -- Background jobs (pg_cron, the dispatch loops) switch to this role: no login, no BYPASSRLS,
+  -- and only the grants each job's function needs.
+  if not exists (select from pg_roles where rolname = 'service_jobs') then
+    create role service_jobs nologin noinherit;
+  end if;
+  -- The role the service logs in as. It owns nothing, holds no table privilege and cannot bypass
+  -- RLS; all it can do is switch to the request roles (`set local role`) and call the few functions
+  -- granted to it (the API-key check). Its password is set per deployment (see README).
+  if not exists (select from pg_roles where rolname = 'api_gateway') then
+    create role api_gateway login noinherit nobypassrls;
+  end if;
 end
 $$;
 
--- The gateway logs in as the database owner and switches role per request (`set local role`).
-grant anon, authenticated, service_role to current_user;
+-- Migrations and the admin CLI run as the owner, which switches to these roles too.
+grant anon, authenticated, service_role, service_jobs to current_user;
+-- Not service_role: it bypasses RLS, and no request of the service needs it.
+grant anon, authenticated, service_jobs to api_gateway;
 
 -- ============================================================================================
 -- Schemas Supabase provides

@@ -1,5 +1,6 @@
 import postgres from "postgres";
 import { ApiError } from "../http/errors.ts";
+import type { ContentfulStatusCode } from "hono/utils/http-status";
 
 export type Sql = postgres.Sql;
 export type Tx = postgres.ReservedSql;
@@ -178,8 +179,17 @@ export function translateDatabaseError(error: unknown): unknown {
   if (error instanceof ApiError || !(error instanceof postgres.PostgresError)) return error;
   const { code, message, hint } = error;
   if (/^PT[45]\d\d$/.test(code)) {
-    const status = Number(code.slice(2)) as 400;
-    return new ApiError(status, hint ?? "request_failed", message, jsonDetail(error.detail));
+    const status = Number(code.slice(2)) as ContentfulStatusCode;
+    const details = jsonDetail(error.detail);
+    // A 429 names its wait in the DETAIL: {"retryAfterSeconds": n} becomes the Retry-After header.
+    const retryAfter = (details as { retryAfterSeconds?: unknown } | undefined)?.retryAfterSeconds;
+    const headers = status === 429 && typeof retryAfter === "number" ? { "Retry-After": String(Math.max(1, Math.ceil(retryAfter))) } : undefined;
+    return new ApiError(status, hint ?? "request_failed", message, details, headers);
+  }
+  // Class 22 is "data exception": a value the database cannot take (out of range, malformed, NUL
+  // bytes, bad encoding). Always the caller's input, never a server fault.
+  if (code.startsWith("22")) {
+    return new ApiError(400, "validation_failed", "The request has a value the service cannot accept.", { sqlstate: code });
   }
   switch (code) {
     case "23505":
@@ -187,13 +197,6 @@ export function translateDatabaseError(error: unknown): unknown {
     case "23503":
       return new ApiError(400, "invalid_reference", "The request refers to a record that does not exist.");
     case "23514":
-    case "22P02":
-    case "22021": // a NUL byte or bad encoding in text
-    case "22P05": // a NUL byte in JSON
-    case "22007": // malformed date/time
-    case "22008": // date/time out of range
-    case "22001":
-    case "22023":
       return new ApiError(400, "validation_failed", "The request has a value the service cannot accept.", { constraint: error.constraint_name });
     case "42501":
       return new ApiError(403, "forbidden", "The caller may not do this.");
