@@ -2,7 +2,9 @@
 // With DATABASE_URL set, only `migrate`, `places` and `status` apply, to that database; nothing is started.
 import process from "node:process";
 import postgres from "postgres";
-import { destroyCluster, isRunning, LOCAL_DATABASE_URL, startCluster, stopCluster } from "./lib/local-postgres.ts";
+import {
+  destroyCluster, enableLocalGatewayLogin, gatewayUrl, isRunning, LOCAL_DATABASE_URL, startCluster, stopCluster,
+} from "./lib/local-postgres.ts";
 import { migrate } from "./lib/migrations.ts";
 import { loadPlaces } from "./lib/places.ts";
 
@@ -16,7 +18,21 @@ export async function prepareDatabase(options: { seed: boolean }): Promise<strin
   const url = external ?? LOCAL_DATABASE_URL;
   const applied = await migrate(url, { seed: options.seed && !external });
   if (applied.length > 0) process.stderr.write(`[db] applied migrations ${applied.join(", ")}\n`);
+  if (!external) await enableLocalGatewayLogin(url);
   return url;
+}
+
+/**
+ * The service's own connection (GATEWAY_DATABASE_URL): as set, or `api_gateway` on the local
+ * cluster. A DATABASE_URL database has its own api_gateway password, which only its operator knows.
+ */
+export function gatewayDatabaseUrl(ownerUrl: string): string {
+  const configured = process.env.GATEWAY_DATABASE_URL;
+  if (configured) return configured;
+  if (process.env.DATABASE_URL) {
+    throw new Error("DATABASE_URL is set, so GATEWAY_DATABASE_URL must be too: the api_gateway login of that database (README, Deployment)");
+  }
+  return gatewayUrl(ownerUrl);
 }
 
 /** Venue autocomplete's open data set, once: a table that has rows is left alone. */

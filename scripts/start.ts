@@ -1,7 +1,7 @@
 // npm start: the local database (unless DATABASE_URL is set), migrations, seed, then the gateway,
 // all in this one process.
 import process from "node:process";
-import { ensurePlaces, prepareDatabase } from "./db.ts";
+import { ensurePlaces, gatewayDatabaseUrl, prepareDatabase } from "./db.ts";
 import { startGateway } from "./gateway.ts";
 
 const DEMO_API_KEY = "sk_demo0000_local-demo-key-not-secret"; // inserted by supabase/seed.sql
@@ -11,7 +11,7 @@ const port = process.env.PORT ?? "54321";
 const root = `http://${process.env.HOST ?? "127.0.0.1"}:${port}`;
 const gateway = await startGateway({
   ...process.env,
-  DATABASE_URL: databaseUrl,
+  GATEWAY_DATABASE_URL: gatewayDatabaseUrl(databaseUrl),
   PORT: port,
   PUBLIC_API_ROOT: process.env.PUBLIC_API_ROOT ?? root,
 });

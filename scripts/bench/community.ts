@@ -12,7 +12,7 @@ import { loadConfig } from "../../supabase/functions/_shared/config.ts";
 import { Database } from "../../supabase/functions/_shared/db/database.ts";
 import { createApiKey } from "../lib/admin-operations.ts";
 import { startGatewayProcess } from "../lib/gateway-process.ts";
-import { LOCAL_DATABASE_URL, REPO_ROOT, startCluster, withDatabase } from "../lib/local-postgres.ts";
+import { enableLocalGatewayLogin, gatewayUrl, LOCAL_DATABASE_URL, REPO_ROOT, startCluster, withDatabase } from "../lib/local-postgres.ts";
 import { migrate, migrationFiles } from "../lib/migrations.ts";
 import { loadPlaces } from "../lib/places.ts";
 import { ensureCommunityData } from "./community-data.ts";
@@ -39,6 +39,7 @@ async function prepareBenchDatabase(): Promise<string> {
     await server.unsafe("create database bench_community");
   }
   await server.end();
+  await enableLocalGatewayLogin(LOCAL_DATABASE_URL);
   await migrate(url);
   const data = await ensureCommunityData(url);
   if (data.created) console.log(`generated the data set in ${data.seconds} s`);
@@ -55,7 +56,7 @@ async function capturePgbenchScript(url: string, key: string, path: string): Pro
     : typeof value === "number" ? String(value)
     : value instanceof Uint8Array ? `'\\x${Buffer.from(value).toString("hex")}'::bytea`
     : `'${String(value).replace(/'/g, "''")}'`;
-  const sql = postgres(url, {
+  const sql = postgres(gatewayUrl(url), {
     max: 1,
     onnotice: () => {},
     debug: (_connection, query, parameters) => {
@@ -63,7 +64,7 @@ async function capturePgbenchScript(url: string, key: string, path: string): Pro
       statements.push(query.replace(/\$(\d+)/g, (_, n) => literal(parameters[Number(n) - 1])).replace(/\s+/g, " ").trim());
     },
   });
-  const app = createApiApp({ config: loadConfig({ DATABASE_URL: url }), db: new Database(sql) });
+  const app = createApiApp({ config: loadConfig({ GATEWAY_DATABASE_URL: gatewayUrl(url) }), db: new Database(sql) });
   const response = await app.request(path, { headers: { "x-api-key": key } });
   if (response.status !== 200) throw new Error(`${path} answered ${response.status}: ${await response.text()}`);
   await sql.end();
@@ -75,7 +76,7 @@ function runPgbench(url: string, name: string, script: string, clients: number, 
   const file = join(BENCH_DIR, `${name}.sql`);
   writeFileSync(file, script);
   const out = execFileSync("/usr/lib/postgresql/15/bin/pgbench",
-    ["-n", "-M", "prepared", "-c", String(clients), "-j", "2", "-T", String(seconds), "-f", file, url], { encoding: "utf8" });
+    ["-n", "-M", "prepared", "-c", String(clients), "-j", "2", "-T", String(seconds), "-f", file, gatewayUrl(url)], { encoding: "utf8" });
   const tps = /tps = ([\d.]+)/.exec(out);
   if (!tps) throw new Error(`could not parse pgbench output:\n${out}`);
   return Math.round(Number(tps[1]));

@@ -2,7 +2,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { createServer } from "node:net";
 import { join } from "node:path";
-import { REPO_ROOT } from "./local-postgres.ts";
+import { gatewayUrl, REPO_ROOT } from "./local-postgres.ts";
 
 export interface GatewayProcess {
   url: string;
@@ -22,7 +22,12 @@ export function freePort(): Promise<number> {
   });
 }
 
+/**
+ * `env.DATABASE_URL` is the owner's connection to a database on the local or test server (migrated
+ * by start.ts); the gateway logs in to it as `api_gateway` unless GATEWAY_DATABASE_URL says otherwise.
+ */
 export async function startGatewayProcess(env: Record<string, string>, timeoutMs = 30_000): Promise<GatewayProcess> {
+  if (env.DATABASE_URL && !env.GATEWAY_DATABASE_URL) env = { ...env, GATEWAY_DATABASE_URL: gatewayUrl(env.DATABASE_URL) };
   const port = await freePort();
   const child = spawn(join(REPO_ROOT, "node_modules", ".bin", "deno"), ["run", "-A", "scripts/start.ts"], {
     cwd: REPO_ROOT,

@@ -5,6 +5,7 @@ import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import postgres from "postgres";
 
 export const REPO_ROOT = resolve(fileURLToPath(new URL("../..", import.meta.url)));
 export const LOCAL_PORT = 54322;
@@ -15,6 +16,28 @@ export function withDatabase(url: string, name: string): string {
   const other = new URL(url);
   other.pathname = `/${name}`;
   return other.toString();
+}
+
+// The service's login role (sql/bootstrap.sql) gets this password on local and test servers only,
+// like postgres/postgres; a deployment sets its own (README, Deployment).
+const LOCAL_GATEWAY_PASSWORD = "api_gateway";
+
+/** The service's connection to the database of `ownerUrl` on a local or test server: `api_gateway`. */
+export function gatewayUrl(ownerUrl: string): string {
+  const url = new URL(ownerUrl);
+  url.username = "api_gateway";
+  url.password = LOCAL_GATEWAY_PASSWORD;
+  return url.toString();
+}
+
+/** Lets `api_gateway` log in with the local password (a role is per server, so once per server). */
+export async function enableLocalGatewayLogin(ownerUrl: string): Promise<void> {
+  const sql = postgres(ownerUrl, { max: 1, onnotice: () => {} });
+  try {
+    await sql.unsafe(`alter role api_gateway with login password '${LOCAL_GATEWAY_PASSWORD}'`);
+  } finally {
+    await sql.end();
+  }
 }
 
 const PG_BIN = "/usr/lib/postgresql/15/bin";

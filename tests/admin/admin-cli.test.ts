@@ -71,7 +71,7 @@ describe("admin CLI: users", () => {
 
 describe("admin CLI: API keys", () => {
   it("key create prints a key that authenticates /me; the database holds only its sha256", async () => {
-    const user = await createUser(t.db, {});
+    const user = await createUser(t.adminDb, {});
     const result = await admin(["key", "create", "--user", user.id, "--name", "ci key", "--json"]);
     expect(result.code).toBe(0);
     const created = JSON.parse(result.stdout);
@@ -95,7 +95,7 @@ describe("admin CLI: API keys", () => {
   });
 
   it("key create without --json shows the key once, with a shown-once warning", async () => {
-    const user = await createUser(t.db, {});
+    const user = await createUser(t.adminDb, {});
     const result = await admin(["key", "create", "--user", user.id, "--name", "human"]);
     expect(result.code).toBe(0);
     const keys = result.stdout.match(/sk_[a-z0-9]{8}_[A-Za-z0-9_-]{43}/g) ?? [];
@@ -105,7 +105,7 @@ describe("admin CLI: API keys", () => {
   });
 
   it("repeated --permission flags are stored in the spec's shape", async () => {
-    const user = await createUser(t.db, {});
+    const user = await createUser(t.adminDb, {});
     const created = await json([
       "key", "create", "--user", user.id, "--name", "checkout bot",
       "--permission", "checkout:create", "--permission", "checkout:retry", "--permission", "sponsorship:write",
@@ -121,7 +121,7 @@ describe("admin CLI: API keys", () => {
     ["no action", "checkout"],
     ["too many parts", "checkout:create:now"],
   ])("an invalid permission (%s) is refused with a message and creates no key", async (_, permission) => {
-    const user = await createUser(t.db, {});
+    const user = await createUser(t.adminDb, {});
     const result = await admin(["key", "create", "--user", user.id, "--name", "bad", "--permission", permission]);
     expect(result.code).not.toBe(0);
     expect(result.stderr).toMatch(/invalid permission/);
@@ -136,7 +136,7 @@ describe("admin CLI: API keys", () => {
   });
 
   it("key list shows prefix and permissions, never the hash or the key", async () => {
-    const user = await createUser(t.db, {});
+    const user = await createUser(t.adminDb, {});
     const created = await json(["key", "create", "--user", user.id, "--name", "listed", "--permission", "checkout:create"]);
     const { keys } = await json<{ keys: Record<string, unknown>[] }>(["key", "list", "--user", user.id]);
     expect(keys).toEqual([
@@ -167,8 +167,8 @@ describe("admin CLI: API keys", () => {
   });
 
   it("key revoke makes the very next request with the key answer 401 invalid_api_key", async () => {
-    const user = await createUser(t.db, {});
-    const key = await createApiKey(t.db, { userId: user.id, name: "to revoke", permissions: {} });
+    const user = await createUser(t.adminDb, {});
+    const key = await createApiKey(t.adminDb, { userId: user.id, name: "to revoke", permissions: {} });
     expect((await t.call("/api/v3/me", { key: key.key })).status).toBe(200);
 
     const revoked = await json(["key", "revoke", key.prefix]);
@@ -179,8 +179,8 @@ describe("admin CLI: API keys", () => {
   });
 
   it("key revoke also takes the key's id", async () => {
-    const user = await createUser(t.db, {});
-    const key = await createApiKey(t.db, { userId: user.id, name: "by id", permissions: {} });
+    const user = await createUser(t.adminDb, {});
+    const key = await createApiKey(t.adminDb, { userId: user.id, name: "by id", permissions: {} });
     await json(["key", "revoke", key.id]);
     const [row] = await t.owner`select revoked_at from core.api_keys where id = ${key.id}`;
     expect(row!.revoked_at).toBeInstanceOf(Date);
@@ -217,7 +217,7 @@ describe("admin CLI: addresses", () => {
   });
 
   it("an address that is not an EVM address is refused before anything is stored", async () => {
-    const user = await createUser(t.db, {});
+    const user = await createUser(t.adminDb, {});
     const result = await admin(["address", "link", "--user", user.id, "--address", "0x1234", "--chain-id", "1"]);
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/not an EVM address/);

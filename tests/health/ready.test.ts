@@ -26,4 +26,19 @@ describe("health and readiness", () => {
     await t.owner`delete from supabase_migrations.schema_migrations where version = ${REQUIRED_SCHEMA_VERSION}`;
     await expectErrorBody(await t.call("/ready"), 503, "migrations_pending");
   });
+
+  it("/ready refuses, in production, a connection that could bypass RLS", async () => {
+    const asOwner = await createTestContext({ APP_ENV: "production", GATEWAY_DATABASE_URL: t.url });
+    try {
+      await expectErrorBody(await asOwner.call("/ready"), 503, "unsafe_database_role");
+    } finally {
+      await asOwner.close();
+    }
+    const production = await createTestContext({ APP_ENV: "production" });
+    try {
+      expect((await production.call("/ready")).status).toBe(200); // as api_gateway
+    } finally {
+      await production.close();
+    }
+  });
 });

@@ -2,18 +2,18 @@
 import { describe, expect, it } from "vitest";
 import { loadConfig } from "../../supabase/functions/_shared/config.ts";
 
-const DATABASE_URL = "postgres://postgres:postgres@127.0.0.1:54322/postgres";
+const GATEWAY_DATABASE_URL = "postgres://postgres:postgres@127.0.0.1:54322/postgres";
 
 describe("configuration", () => {
   it("refuses the benchmark routes in production, and allows them elsewhere", () => {
-    expect(() => loadConfig({ DATABASE_URL, APP_ENV: "production", ENABLE_BENCH_ROUTES: "true" })).toThrow(/ENABLE_BENCH_ROUTES/);
-    expect(loadConfig({ DATABASE_URL, APP_ENV: "development", ENABLE_BENCH_ROUTES: "true" }).ENABLE_BENCH_ROUTES).toBe(true);
-    expect(loadConfig({ DATABASE_URL, APP_ENV: "production" }).ENABLE_BENCH_ROUTES).toBe(false);
+    expect(() => loadConfig({ GATEWAY_DATABASE_URL, APP_ENV: "production", ENABLE_BENCH_ROUTES: "true" })).toThrow(/ENABLE_BENCH_ROUTES/);
+    expect(loadConfig({ GATEWAY_DATABASE_URL, APP_ENV: "development", ENABLE_BENCH_ROUTES: "true" }).ENABLE_BENCH_ROUTES).toBe(true);
+    expect(loadConfig({ GATEWAY_DATABASE_URL, APP_ENV: "production" }).ENABLE_BENCH_ROUTES).toBe(false);
   });
 
   it("keeps PUBLIC_API_ROOT without a trailing slash, so links append /api/... cleanly", () => {
-    expect(loadConfig({ DATABASE_URL, PUBLIC_API_ROOT: "https://x.supabase.co/functions/v1/" }).PUBLIC_API_ROOT)
+    expect(loadConfig({ GATEWAY_DATABASE_URL, PUBLIC_API_ROOT: "https://x.supabase.co/functions/v1/" }).PUBLIC_API_ROOT)
       .toBe("https://x.supabase.co/functions/v1");
-    expect(loadConfig({ DATABASE_URL }).PUBLIC_API_ROOT).toBe("http://127.0.0.1:54321");
+    expect(loadConfig({ GATEWAY_DATABASE_URL }).PUBLIC_API_ROOT).toBe("http://127.0.0.1:54321");
   });
 });

@@ -43,7 +43,7 @@ describe("x-api-key authentication", () => {
   it("a revoked key answers 401 on the very next request", async () => {
     const user = await t.userWithKey();
     expect((await t.call("/api/v3/me", { key: user.key })).status).toBe(200);
-    const revoked = await revokeApiKey(t.db, user.keyId);
+    const revoked = await revokeApiKey(t.adminDb, user.keyId);
     expect(revoked?.revokedAt).not.toBeNull();
     await expectErrorBody(await t.call("/api/v3/me", { key: user.key }), 401, "invalid_api_key");
     await expectErrorBody(await t.call("/api/auth/get-session", { key: user.key }), 401, "invalid_api_key");
@@ -52,7 +52,7 @@ describe("x-api-key authentication", () => {
   it("revoking one key leaves the owner's other keys working", async () => {
     const user = await t.userWithKey();
     const other = await t.userWithKey();
-    await revokeApiKey(t.db, other.keyPrefix);
+    await revokeApiKey(t.adminDb, other.keyPrefix);
     await expectErrorBody(await t.call("/api/v3/me", { key: other.key }), 401, "invalid_api_key");
     expect((await t.call("/api/v3/me", { key: user.key })).status).toBe(200);
   });
@@ -89,8 +89,8 @@ describe("a key sees only its owner's data", () => {
     const b = await t.userWithKey();
     const addressA = "0x1111111111111111111111111111111111111111";
     const addressB = "0x2222222222222222222222222222222222222222";
-    await linkAddress(t.db, { userId: a.id, address: addressA, chainId: "1", connector: "operator" });
-    await linkAddress(t.db, { userId: b.id, address: addressB, chainId: "1", connector: "operator" });
+    await linkAddress(t.adminDb, { userId: a.id, address: addressA, chainId: "1", connector: "operator" });
+    await linkAddress(t.adminDb, { userId: b.id, address: addressB, chainId: "1", connector: "operator" });
 
     const listA = await (await t.call("/api/v3/me/crypto-addresses", { key: a.key })).json();
     expect(listA.items.map((i: { address: string }) => i.address)).toEqual([addressA]);
@@ -163,7 +163,7 @@ describe("a key is checked even when the handler never reaches the database", ()
   it("a never-issued or revoked key answers 401 invalid_api_key; a valid key 200", async () => {
     const user = await t.userWithKey();
     const revoked = await t.userWithKey();
-    await revokeApiKey(t.db, revoked.keyId);
+    await revokeApiKey(t.adminDb, revoked.keyId);
     const a = app();
     const forged = `${user.keyPrefix}_${randomBytes(32).toString("base64url")}`;
     for (const key of [generateApiKey().plaintext, forged, revoked.key]) {
@@ -177,7 +177,7 @@ describe("a key is checked even when the handler never reaches the database", ()
   it("a valid key gets the handler's own error; an unknown or revoked key gets 401 on the same route", async () => {
     const user = await t.userWithKey();
     const revoked = await t.userWithKey();
-    await revokeApiKey(t.db, revoked.keyId);
+    await revokeApiKey(t.adminDb, revoked.keyId);
     const a = app();
     const post = (path: string, key: string) => a.request(path, { method: "POST", headers: { "x-api-key": key } });
     const logged = vi.spyOn(console, "error").mockImplementation(() => {});

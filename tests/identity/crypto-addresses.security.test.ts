@@ -206,7 +206,7 @@ describe("unlinking", () => {
     const a = await t.userWithKey();
     const b = await t.userWithKey();
     const address = newWallet().address;
-    await linkAddress(t.db, { userId: b.id, address, chainId: String(CHAIN_ID), connector: "metamask" });
+    await linkAddress(t.adminDb, { userId: b.id, address, chainId: String(CHAIN_ID), connector: "metamask" });
 
     const response = await t.call(`/api/v3/me/crypto-addresses/${address}?chainId=${CHAIN_ID}`, { method: "DELETE", key: a.key });
     await expectErrorBody(response, 404, "not_found");
@@ -220,7 +220,7 @@ describe("unlinking", () => {
   it("deleting on another chain than the one linked answers 404 and keeps the address", async () => {
     const user = await t.userWithKey();
     const address = newWallet().address;
-    await linkAddress(t.db, { userId: user.id, address, chainId: "1", connector: "metamask" });
+    await linkAddress(t.adminDb, { userId: user.id, address, chainId: "1", connector: "metamask" });
     const response = await t.call(`/api/v3/me/crypto-addresses/${address}?chainId=10`, { method: "DELETE", key: user.key });
     await expectErrorBody(response, 404, "not_found");
     expect(await listAddresses(t, user.key)).toHaveLength(1);

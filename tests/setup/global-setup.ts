@@ -2,7 +2,7 @@
 // file clones it (tests/setup/test-context.ts), so suites run in parallel on databases of their own.
 import postgres from "postgres";
 import type { TestProject } from "vitest/node";
-import { LOCAL_DATABASE_URL, startCluster, withDatabase } from "../../scripts/lib/local-postgres.ts";
+import { enableLocalGatewayLogin, LOCAL_DATABASE_URL, startCluster, withDatabase } from "../../scripts/lib/local-postgres.ts";
 import { migrate } from "../../scripts/lib/migrations.ts";
 import { loadPlaces } from "../../scripts/lib/places.ts";
 
@@ -22,6 +22,7 @@ export default async function setup(project: TestProject) {
   const admin = postgres(databaseUrl("postgres"), { max: 1, onnotice: () => {} });
   await admin.unsafe(`create database ${template}`);
   await migrate(databaseUrl(template));
+  await enableLocalGatewayLogin(databaseUrl("postgres"));
   await loadPlaces(databaseUrl(template), { ifEmpty: true });
   project.provide("templateDatabase", template);
   project.provide("serverUrl", databaseUrl("postgres"));

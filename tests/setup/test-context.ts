@@ -7,7 +7,7 @@ import { loadConfig, type Config } from "../../supabase/functions/_shared/config
 import { connect, Database } from "../../supabase/functions/_shared/db/database.ts";
 import type { Environment } from "../../supabase/functions/_shared/platform/runtime.ts";
 import { createApiKey, createUser, parsePermissions } from "../../scripts/lib/admin-operations.ts";
-import { withDatabase } from "../../scripts/lib/local-postgres.ts";
+import { gatewayUrl, withDatabase } from "../../scripts/lib/local-postgres.ts";
 
 export const TEST_JWT_SECRET = "test-jwt-secret-that-is-long-enough-0123456789";
 
@@ -43,7 +43,10 @@ export interface UserWithKey {
 export interface TestContext {
   url: string;
   config: Config;
+  /** The app's database: logged in as `api_gateway`, like the deployed service. */
   db: Database;
+  /** The same database as its owner, for the admin operations (scripts/lib/admin-operations.ts). */
+  adminDb: Database;
   /** The database owner, for arranging and inspecting state behind the API's back. */
   owner: postgres.Sql;
   app: ReturnType<typeof createApiApp>;
@@ -55,14 +58,18 @@ export interface TestContext {
 
 export async function createTestContext(env: Environment = {}): Promise<TestContext> {
   const database = await cloneTemplateDatabase();
-  const config = loadConfig({ DATABASE_URL: database.url, APP_ENV: "test", JWT_SECRET: TEST_JWT_SECRET, DB_POOL_MAX: "5", ...env });
-  const db = new Database(connect(config.DATABASE_URL, { max: config.DB_POOL_MAX, prepare: true }));
+  const config = loadConfig({
+    GATEWAY_DATABASE_URL: gatewayUrl(database.url), APP_ENV: "test", JWT_SECRET: TEST_JWT_SECRET, DB_POOL_MAX: "5", ...env,
+  });
+  const db = new Database(connect(config.GATEWAY_DATABASE_URL, { max: config.DB_POOL_MAX, prepare: true }));
+  const adminDb = new Database(connect(database.url, { max: 2, prepare: true }));
   const owner = postgres(database.url, { max: 2, onnotice: () => {} });
   const app = createApiApp({ config, db });
   return {
     url: database.url,
     config,
     db,
+    adminDb,
     owner,
     app,
     async call(path, init = {}) {
@@ -73,12 +80,13 @@ export async function createTestContext(env: Environment = {}): Promise<TestCont
       return app.request(path, { ...rest, headers, body: json === undefined ? rest.body : JSON.stringify(json) });
     },
     async userWithKey(permissions = [], profile = {}) {
-      const user = await createUser(db, profile);
-      const key = await createApiKey(db, { userId: user.id, name: "test key", permissions: parsePermissions(permissions) });
+      const user = await createUser(adminDb, profile);
+      const key = await createApiKey(adminDb, { userId: user.id, name: "test key", permissions: parsePermissions(permissions) });
       return { id: user.id, authUserId: user.authUserId, key: key.key, keyId: key.id, keyPrefix: key.prefix };
     },
     async close() {
       await db.close();
+      await adminDb.close();
       await owner.end();
       await database.drop();
     },

@@ -174,7 +174,7 @@ describe("Photon protocol", () => {
   it("an unknown or revoked key answers 401 invalid_api_key without a request to the upstream", async () => {
     photon.json(PHOTON_BERLIN);
     const revoked = await photonContext.userWithKey();
-    await revokeApiKey(photonContext.db, revoked.keyId);
+    await revokeApiKey(photonContext.adminDb, revoked.keyId);
     // The real key's visible prefix with a different secret part, a key never issued, a revoked key.
     const forged = `${photonUser.keyPrefix}_${randomBytes(32).toString("base64url")}`;
     for (const key of [forged, generateApiKey().plaintext, revoked.key]) {
@@ -285,7 +285,7 @@ describe("a failing upstream answers 502 geocoder_unavailable, never a 500", () 
 });
 
 describe("configuration", () => {
-  const base = { DATABASE_URL: "postgres://localhost/x", JWT_SECRET: TEST_JWT_SECRET };
+  const base = { GATEWAY_DATABASE_URL: "postgres://localhost/x", JWT_SECRET: TEST_JWT_SECRET };
 
   it("defaults to the postgres provider with a 3 s timeout", () => {
     expect(loadConfig(base)).toMatchObject({ GEOCODER_PROVIDER: "postgres", GEOCODER_TIMEOUT_MS: 3000 });

@@ -9,7 +9,9 @@ const optionalUrl = z.string().url().optional();
 
 /** Every environment variable the service reads. README.md lists the same set. */
 const configSchema = z.object({
-  DATABASE_URL: z.string().min(1),
+  // The service's own connection: the `api_gateway` login role, which cannot bypass RLS and can
+  // only switch to the request roles (migration 20261123000100_login_role.sql, README Deployment).
+  GATEWAY_DATABASE_URL: z.string().min(1),
   // About twice the database's CPU cores: connections beyond that only add context switches (see
   // README, Performance). A remote database, where round trips dominate, wants more.
   DB_POOL_MAX: z.coerce.number().int().min(1).max(500).default(4),

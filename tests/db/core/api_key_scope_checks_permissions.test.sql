@@ -115,7 +115,7 @@ select tests.clear_authentication();
 select throws_ok(
   $$select core.enter_api_key_scope(tests.api_key_hash('sk_checkout_checkoutSecretCheckoutSecretCheckout'), null)$$,
   'P0001',
-  'core.enter_api_key_scope: p_required_permissions must be an array, not null',
+  'core.api_key_claims: p_required_permissions must be an array, not null',
   'a null permission list is an error, not an empty one'
 );
 

@@ -57,7 +57,7 @@ export function errorResponses(...statuses: Array<400 | 401 | 403 | 404 | 409 | 
     413: "Body larger than the limit (code `payload_too_large`)",
     410: "This API version has been removed (code `api_version_removed`)",
     429: "Rate limited (code `rate_limited`, with `Retry-After`)",
-    503: "Not ready (codes `database_unreachable`, `migrations_pending`)",
+    503: "Not ready (codes `database_unreachable`, `migrations_pending`, `unsafe_database_role`)",
   };
   return Object.fromEntries(
     statuses.map((s) => [s, { description: descriptions[s]!, content: { "application/json": { schema: ErrorBodySchema } } }]),
