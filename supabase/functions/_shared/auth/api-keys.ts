@@ -30,3 +30,35 @@ export function hashApiKey(plaintext: string): Buffer {
 export function looksLikeApiKey(value: string): boolean {
   return KEY_PATTERN.test(value);
 }
+
+/**
+ * Hashes of keys the database accepted in the last minute. A key not in it is checked (one cheap
+ * round trip) before the request is parsed or validated, so a made-up key buys no work; a key in it
+ * skips that trip and is checked, as always, inside the request's own transaction. A revoked key
+ * is refused there and forgotten here, so it costs at most one validated request.
+ */
+export class AcceptedKeyCache {
+  private readonly expiries = new Map<string, number>();
+
+  constructor(private readonly ttlMs = 60_000, private readonly maxEntries = 10_000) {}
+
+  has(keyHash: Uint8Array, now = Date.now()): boolean {
+    const id = Buffer.from(keyHash).toString("base64");
+    const expiry = this.expiries.get(id);
+    if (expiry === undefined) return false;
+    if (expiry > now) return true;
+    this.expiries.delete(id);
+    return false;
+  }
+
+  accept(keyHash: Uint8Array, now = Date.now()): void {
+    const id = Buffer.from(keyHash).toString("base64");
+    this.expiries.delete(id); // re-inserted last: a Map iterates in insertion order, oldest first
+    this.expiries.set(id, now + this.ttlMs);
+    if (this.expiries.size > this.maxEntries) this.expiries.delete(this.expiries.keys().next().value!);
+  }
+
+  forget(keyHash: Uint8Array): void {
+    this.expiries.delete(Buffer.from(keyHash).toString("base64"));
+  }
+}

@@ -1,4 +1,5 @@
 import postgres from "postgres";
+import { AcceptedKeyCache } from "../auth/api-keys.ts";
 import { ApiError } from "../http/errors.ts";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 
@@ -55,10 +56,13 @@ export interface StatementOptions {
  * first statement of `work`, so the scope costs no extra round trip.
  */
 export class Database {
+  /** Keys this database accepted lately: requireApiKey checks any other key before parsing the request. */
+  readonly acceptedKeys = new AcceptedKeyCache();
+
   constructor(readonly sql: Sql) {}
 
   async transaction<T>(scope: DbScope, work: (tx: Tx) => Promise<T>): Promise<T> {
-    return this.reserved(async (tx) => {
+    return this.reservedFor(scope, async (tx) => {
       const opening = this.open(tx, scope);
       opening.catch(() => {}); // awaited below; this only keeps an early failure from counting as unhandled
       let result: T;
@@ -80,7 +84,7 @@ export class Database {
     statement: (tx: Tx) => postgres.PendingQuery<T>,
     options: StatementOptions = {},
   ): Promise<T> {
-    return this.reserved(async (tx) => {
+    return this.reservedFor(scope, async (tx) => {
       const opening = this.open(tx, scope, options);
       const rows = statement(tx).execute();
       const commit = tx`commit`.execute();
@@ -102,10 +106,10 @@ export class Database {
   ): Promise<T> {
     try {
       const rows = await call(this.sql, scope.keyHash, scope.requiredPermissions);
-      scope.verified = true;
+      this.accepted(scope);
       return rows;
     } catch (error) {
-      throw translateDatabaseError(error);
+      throw this.refused(scope, translateDatabaseError(error));
     }
   }
 
@@ -124,6 +128,25 @@ export class Database {
 
   close(): Promise<void> {
     return this.sql.end({ timeout: 5 });
+  }
+
+  private accepted(scope: ApiKeyScope): void {
+    scope.verified = true;
+    this.acceptedKeys.accept(scope.keyHash);
+  }
+
+  /** A key the database refused (unknown or revoked) is checked up front again from now on. */
+  private refused(scope: DbScope, error: unknown): unknown {
+    if (scope.kind === "api_key" && error instanceof ApiError && error.status === 401) this.acceptedKeys.forget(scope.keyHash);
+    return error;
+  }
+
+  private async reservedFor<T>(scope: DbScope, work: (tx: Tx) => Promise<T>): Promise<T> {
+    try {
+      return await this.reserved(work);
+    } catch (error) {
+      throw this.refused(scope, error);
+    }
   }
 
   /** Runs `work` on a connection of its own; any failure rolls back and comes out translated. */
@@ -155,7 +178,7 @@ export class Database {
     }
     if (options.genericPlan) setup.push(tx`select set_config('plan_cache_mode', 'force_generic_plan', true)`.execute());
     return Promise.all(setup).then(() => {
-      if (scope.kind === "api_key") scope.verified = true;
+      if (scope.kind === "api_key") this.accepted(scope);
     });
   }
 }

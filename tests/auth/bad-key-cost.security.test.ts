@@ -1,0 +1,50 @@
+// A request with a made-up or revoked key must cost the service one cheap lookup, never the work of
+// a valid request. The proof used here: a body that never ends. A service that reads (parses,
+// validates) the body before checking the key never answers; one that checks first answers 401.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { revokeApiKey } from "../../scripts/lib/admin-operations.ts";
+import { createTestContext, expectErrorBody, type TestContext } from "../setup/test-context.ts";
+
+let t: TestContext;
+beforeAll(async () => {
+  t = await createTestContext();
+});
+afterAll(() => t.close());
+
+/** A JSON body that starts like an event and never ends. */
+function endlessBody(): ReadableStream<Uint8Array> {
+  return new ReadableStream({
+    start(controller) {
+      controller.enqueue(new TextEncoder().encode('{"accessRules":[{},{},{},'));
+    },
+  });
+}
+
+function postEndless(key: string): Promise<Response> {
+  const answer = t.app.request("/api/v3/events", {
+    method: "POST",
+    // A declared length, as real clients send: the body limit then has nothing to read either.
+    headers: { "x-api-key": key, "content-type": "application/json", "content-length": "1000000" },
+    body: endlessBody(),
+    duplex: "half",
+  } as RequestInit);
+  const hung = new Promise<never>((_, reject) => setTimeout(() => reject(new Error("the service read the body before checking the key")), 2_000));
+  return Promise.race([answer, hung]);
+}
+
+const MADE_UP_KEY = "sk_madeup00_aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa";
+
+describe("a bad key is refused before the request is read", () => {
+  it("an unknown key gets 401 without the body being read", async () => {
+    await expectErrorBody(await postEndless(MADE_UP_KEY), 401, "invalid_api_key");
+  });
+
+  it("a revoked key that was in use costs at most one more validated request", async () => {
+    const user = await t.userWithKey();
+    expect((await t.call("/api/v3/me", { key: user.key })).status).toBe(200); // now accepted lately
+    await revokeApiKey(t.adminDb, user.keyId);
+    // Still remembered as accepted: refused inside the request's transaction, and forgotten.
+    await expectErrorBody(await t.call("/api/v3/events", { method: "POST", key: user.key, json: {} }), 401, "invalid_api_key");
+    await expectErrorBody(await postEndless(user.key), 401, "invalid_api_key");
+  });
+});
