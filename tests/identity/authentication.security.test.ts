@@ -200,6 +200,8 @@ describe("a key is checked even when the handler never reaches the database", ()
 
   it("a single-statement route reports an unknown key as 401 from its own statement, never a logged failure", async () => {
     // The key check and the statement it aborts fail in the same read; the check must be the cause.
+    // Each key is marked as accepted lately (as a key revoked a moment ago is), so it skips the
+    // up-front check and reaches the statement.
     const a = createBaseApp({ config: t.config, db: t.db });
     let refusals = 0;
     a.get("/statement", requireApiKey, async (c) => {
@@ -214,7 +216,10 @@ describe("a key is checked even when the handler never reaches the database", ()
     const logged = vi.spyOn(console, "error").mockImplementation(() => {});
     try {
       for (let i = 0; i < 20; i++) {
-        await expectErrorBody(await a.request("/statement", { headers: { "x-api-key": generateApiKey().plaintext } }), 401, "invalid_api_key");
+        const key = generateApiKey();
+        t.db.acceptedKeys.accept(key.hash);
+        await expectErrorBody(await a.request("/statement", { headers: { "x-api-key": key.plaintext } }), 401, "invalid_api_key");
+        expect(t.db.acceptedKeys.has(key.hash)).toBe(false);
       }
       expect(refusals).toBe(20);
       expect(logged).not.toHaveBeenCalled();
