@@ -9,3 +9,26 @@ export const apiKeySecurity = [{ ApiKeyAuth: [] }];
 
 /** `content` of a JSON request or response body. */
 export const jsonContent = <T extends z.ZodTypeAny>(schema: T) => ({ content: { "application/json": { schema } } });
+
+const EARLIEST_INSTANT = Date.UTC(1970, 0, 1);
+const LATEST_INSTANT = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
+
+/**
+ * An instant the API accepts: RFC 3339 with an offset, at most millisecond precision, from
+ * 1970-01-01T00:00:00Z to 9999-12-31T23:59:59.999Z once taken to UTC. The driver sends
+ * timestamptz parameters through JavaScript's Date (finer digits were silently cut) and answers
+ * carry milliseconds, so what is accepted is exactly what is stored and returned; an instant past
+ * year 9999 in UTC became `+010000-...`, which PostgreSQL refused with a 500.
+ */
+export const Instant = z
+  .string()
+  .datetime({ offset: true, abort: true })
+  .refine((value) => !/\.\d{4}/.test(value), { message: "at most 3 fractional digits (milliseconds)", abort: true })
+  .refine((value) => {
+    const time = Date.parse(value);
+    return time >= EARLIEST_INSTANT && time <= LATEST_INSTANT;
+  }, "must lie between 1970-01-01T00:00:00Z and 9999-12-31T23:59:59.999Z (in UTC)")
+  .openapi({
+    description: "RFC 3339 date-time with `Z` or an offset such as `+01:00`, at most 3 fractional digits (milliseconds), " +
+      "from 1970-01-01T00:00:00Z to 9999-12-31T23:59:59.999Z once converted to UTC. Answers give it in UTC with milliseconds.",
+  });

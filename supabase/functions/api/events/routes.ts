@@ -2,7 +2,7 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { requireApiKey } from "../../_shared/auth/middleware.ts";
 import { errorResponses } from "../../_shared/http/errors.ts";
 import { listQuerySchema, pageSchema } from "../../_shared/http/listing.ts";
-import { apiKeySecurity, jsonContent, ObjectId } from "../../_shared/http/openapi.ts";
+import { apiKeySecurity, Instant, jsonContent, ObjectId } from "../../_shared/http/openapi.ts";
 
 export const Slug = z.string().min(1).max(120).regex(/^[a-z0-9]+(-[a-z0-9]+)*$/, "lowercase letters, digits and single dashes")
   .openapi({ example: "berlin-web3-night" });
@@ -67,8 +67,8 @@ const eventFields = {
   name: z.string().trim().min(1).max(200),
   slug: Slug.optional().openapi({ description: "Unique per owner; derived from the name when omitted" }),
   description: z.string().max(10_000).default(""),
-  startsAt: z.string().datetime({ offset: true }).openapi({ example: "2026-12-05T19:00:00+01:00" }),
-  endsAt: z.string().datetime({ offset: true }).openapi({ example: "2026-12-05T23:30:00+01:00" }),
+  startsAt: Instant.openapi({ example: "2026-12-05T19:00:00+01:00" }),
+  endsAt: Instant.openapi({ example: "2026-12-05T23:30:00+01:00" }),
   timeZone: z.string().refine(isTimeZone, "an IANA time zone such as Europe/Berlin").openapi({ example: "Europe/Berlin" }),
   venue: Venue.nullable().default(null),
   visibility: z.enum(["public", "unlisted", "private"]).default("public")
