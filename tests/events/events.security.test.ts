@@ -151,10 +151,33 @@ describe("slugs are unique per owner", () => {
     expect(reused.id).not.toBe(first.id);
   });
 
-  it("a derived slug that collides also answers 409 slug_taken", async () => {
+  it("a derived slug is made unique with a suffix: no 409 for a slug the caller never sent", async () => {
     const a = await t.userWithKey();
-    await createEvent(t, a.key, { name: "Berlin Web3 Night!" });
-    await expectErrorBody(await postEvent(t, a.key, eventBody({ name: "berlin web3 night" })), 409, "slug_taken");
+    const slugs = [];
+    for (const name of ["Berlin Web3 Night!", "berlin web3 night", "Berlin  Web3 Night"]) slugs.push((await createEvent(t, a.key, { name })).slug);
+    expect(slugs).toEqual(["berlin-web3-night", "berlin-web3-night-2", "berlin-web3-night-3"]);
+    // An explicit slug that a derived one took later is still the caller's choice: 409.
+    await expectErrorBody(await postEvent(t, a.key, eventBody({ slug: "berlin-web3-night-2" })), 409, "slug_taken");
+  });
+
+  it("names without latin letters or digits fall back to `event`, accents are folded, long names fit", async () => {
+    const a = await t.userWithKey();
+    expect((await createEvent(t, a.key, { name: "東京の夜" })).slug).toBe("event");
+    expect((await createEvent(t, a.key, { name: "東京の夜" })).slug).toBe("event-2");
+    expect((await createEvent(t, a.key, { name: "Fête à Montréal" })).slug).toBe("fete-a-montreal");
+    const long = "x".repeat(150);
+    expect((await createEvent(t, a.key, { name: long })).slug).toBe("x".repeat(120));
+    expect((await createEvent(t, a.key, { name: long })).slug).toBe(`${"x".repeat(110)}-2`);
+  });
+
+  it("20 concurrent creations with one name get 20 distinct slugs, never a 409", async () => {
+    const a = await t.userWithKey();
+    const responses = await Promise.all(Array.from({ length: 20 }, () => postEvent(t, a.key, eventBody({ name: "Weekly Meetup" }))));
+    expect(responses.map((r) => r.status)).toEqual(Array(20).fill(201));
+    const slugs = await Promise.all(responses.map(async (r) => (await r.json()).slug as string));
+    expect(new Set(slugs).size).toBe(20);
+    expect(slugs).toContain("weekly-meetup");
+    expect(slugs).toContain("weekly-meetup-20");
   });
 
   it("renaming the slug to one the owner already uses answers 409 slug_taken and changes nothing", async () => {

@@ -66,6 +66,13 @@ describe("hub CRUD", () => {
     expect((await readHub(t, a.key, other.id)).slug).toBe("other-slug");
   });
 
+  it("derives a unique slug from the name when none is sent", async () => {
+    const a = await t.userWithKey();
+    const first = await createHub(t, a.key, { name: "Berlin DJs" });
+    const second = await createHub(t, a.key, { name: "Berlin DJs" });
+    expect([first.slug, second.slug]).toEqual(["berlin-djs", "berlin-djs-2"]);
+  });
+
   it("changes the fields sent, keeps the others, and moves updatedAt", async () => {
     const owner = await t.userWithKey();
     const hub = await createHub(t, owner.key, { name: "Before", description: "kept", status: "INCOMPLETE" });

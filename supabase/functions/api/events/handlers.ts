@@ -7,7 +7,6 @@ import type { AppEnv } from "../../_shared/http/context.ts";
 import { ApiError, renameConflict } from "../../_shared/http/errors.ts";
 import { jsonBody } from "../../_shared/http/json-body.ts";
 import { containsPattern, cursorValue, type PageEnvelope, pageClauses, pagingOf, toJsonPage } from "../../_shared/http/listing.ts";
-import { slugify } from "../../_shared/http/slug.ts";
 import * as routes from "./routes.ts";
 
 type Event = z.infer<typeof routes.EventSchema>;
@@ -81,9 +80,10 @@ export const listEvents: RouteHandler<typeof routes.listEvents, AppEnv> = async 
 
 export const createEvent: RouteHandler<typeof routes.createEvent, AppEnv> = async (c) => {
   const input = c.req.valid("json");
-  // owner_id defaults to the caller (core.current_user_id()).
+  // owner_id defaults to the caller (core.current_user_id()); without a slug, the database derives a
+  // free one from the name (community.derive_slug).
   const [row] = await c.get("db").statement(scopeOf(c.get("principal")), (tx) => tx<EventJsonRow[]>`
-    insert into community.events ${tx({ ...eventColumns(tx, input), slug: input.slug ?? slugify(input.name, "event") })}
+    insert into community.events ${tx(eventColumns(tx, input))}
     returning ${tx.unsafe(eventJson("events"))}`).catch((error) => {
     throw slugTaken(error);
   });

@@ -65,7 +65,7 @@ export const AccessRule = z
 
 const eventFields = {
   name: z.string().trim().min(1).max(200),
-  slug: Slug.optional().openapi({ description: "Unique per owner; derived from the name when omitted" }),
+  slug: Slug.optional().openapi({ description: "Unique among your events. Omitted: derived from the name and made unique with a suffix (`weekly-meetup-2`). A `slug` you send that another of your events has answers 409 `slug_taken`." }),
   description: z.string().max(10_000).default(""),
   startsAt: Instant.openapi({ example: "2026-12-05T19:00:00+01:00" }),
   endsAt: Instant.openapi({ example: "2026-12-05T23:30:00+01:00" }),

@@ -7,7 +7,6 @@ import { createRouter } from "../../_shared/http/app.ts";
 import type { AppEnv } from "../../_shared/http/context.ts";
 import { ApiError, renameConflict } from "../../_shared/http/errors.ts";
 import { containsPattern, cursorValue, pageClauses, pagingOf, toPage } from "../../_shared/http/listing.ts";
-import { slugify } from "../../_shared/http/slug.ts";
 import * as routes from "./routes.ts";
 
 type Hub = z.infer<typeof routes.HubSchema>;
@@ -105,8 +104,9 @@ export const listHubs: RouteHandler<typeof routes.listHubs, AppEnv> = async (c) 
 
 export const createHub: RouteHandler<typeof routes.createHub, AppEnv> = async (c) => {
   const input = c.req.valid("json");
-  // owner_id defaults to the caller (core.current_user_id()).
-  const columns = { ...hubFieldColumns(input), slug: input.slug ?? slugify(input.name, "hub") };
+  // owner_id defaults to the caller (core.current_user_id()); without a slug, the database derives a
+  // free one from the name (community.derive_slug).
+  const columns = hubFieldColumns(input);
   // A new hub has no members and no connections, so the arrays need no subquery.
   const [row] = await c.get("db").statement(scopeOf(c.get("principal")), (tx) => tx<HubRow[]>`
     insert into community.hubs ${tx(columns)}

@@ -15,7 +15,7 @@ export const MAX_CATEGORY_SUB_EVENT_IDS = 500;
 
 const hubFields = {
   name: z.string().trim().min(1).max(200),
-  slug: Slug.openapi({ description: "Unique among your hubs; derived from the name when omitted on create" }),
+  slug: Slug.openapi({ description: "Unique among your hubs. Omitted on create: derived from the name and made unique with a suffix (`berlin-djs-2`); a `slug` you send that another of your hubs has answers 409 `slug_taken`." }),
   description: z.string().max(10_000),
   hubType: HubType.openapi({ description: "group: a community of people; nftCollection: a hub around one NFT collection" }),
   status: Status.openapi({
