@@ -7,6 +7,7 @@ import { requestId } from "hono/request-id";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { AppEnv, AppServices } from "./context.ts";
 import { ApiError, errorResponse } from "./errors.ts";
+import { refuseUndecodableBodies, requestLimits } from "./request-limits.ts";
 
 /** A schema can give an issue its own stable code with ctx.addIssue({ code: "custom", params: { code } }). */
 function issueCode(issues: Array<{ code: string; params?: Record<string, unknown> }>): string {
@@ -14,14 +15,24 @@ function issueCode(issues: Array<{ code: string; params?: Record<string, unknown
   return (coded?.params?.code as string | undefined) ?? "validation_failed";
 }
 
+// A large invalid request must not buy a larger answer: at most this many issues are echoed (with
+// the total), the message names the first few, and every path and message is clipped.
+const ECHOED_ISSUES = 20;
+const SUMMARISED_ISSUES = 3;
+const ISSUE_TEXT_CHARS = 200;
+
+const clip = (text: string) => (text.length > ISSUE_TEXT_CHARS ? `${text.slice(0, ISSUE_TEXT_CHARS - 1)}…` : text);
+
 /** Validation failures of any zod-openapi route become the one error body. */
 export function createRouter() {
   return new OpenAPIHono<AppEnv>({
     defaultHook: (result) => {
       if (result.success) return;
-      const issues = result.error.issues.map((i) => ({ path: i.path.join("."), message: i.message }));
-      const summary = issues.map((i) => (i.path ? `${i.path}: ${i.message}` : i.message)).join("; ");
-      throw new ApiError(400, issueCode(result.error.issues), `The request is invalid: ${summary}`, { issues });
+      const all = result.error.issues;
+      const issues = all.slice(0, ECHOED_ISSUES).map((i) => ({ path: clip(i.path.join(".")), message: clip(i.message) }));
+      const summary = issues.slice(0, SUMMARISED_ISSUES).map((i) => (i.path ? `${i.path}: ${i.message}` : i.message)).join("; ");
+      const more = all.length > SUMMARISED_ISSUES ? ` (and ${all.length - SUMMARISED_ISSUES} more)` : "";
+      throw new ApiError(400, issueCode(all), `The request is invalid: ${summary}${more}`, { issues, issueCount: all.length });
     },
   });
 }
@@ -51,7 +62,8 @@ function toApiError(error: unknown): ApiError {
 
 /**
  * The app every function builds on: request ids, services in the context, CORS with preflight,
- * a body limit, and the one error body for every failure including 404 and 405.
+ * limits on the URL, headers and query (request-limits.ts), bodies only in UTF-8 without a content
+ * coding, a body limit, and the one error body for every failure including 404 and 405.
  */
 export function createBaseApp(services: AppServices) {
   const app = createRouter();
@@ -73,6 +85,9 @@ export function createBaseApp(services: AppServices) {
     exposeHeaders: ["x-request-id", "retry-after"],
     maxAge: 600,
   }));
+  // After CORS, so browsers can read these refusals too.
+  app.use(requestLimits());
+  app.use(refuseUndecodableBodies());
   app.use(bodyLimit({
     maxSize: services.config.BODY_LIMIT_BYTES,
     onError: (c) =>

@@ -47,14 +47,17 @@ export function errorResponse(c: Context, error: ApiError): Response {
 }
 
 /** OpenAPI response entries for the error statuses a route can answer. */
-export function errorResponses(...statuses: Array<400 | 401 | 403 | 404 | 409 | 410 | 413 | 429 | 503>) {
+export function errorResponses(...statuses: Array<400 | 401 | 403 | 404 | 409 | 410 | 413 | 415 | 429 | 503>) {
   const descriptions: Record<number, string> = {
-    400: "Invalid request (code `validation_failed`, `invalid_json` or a route-specific code)",
+    400: "Invalid request (code `validation_failed` with at most 20 `details.issues` and their `issueCount`, `invalid_json`, " +
+      "`too_many_parameters` over 100 query parameters, or a route-specific code)",
     401: "Missing, unknown or revoked credentials (codes `missing_api_key`, `invalid_api_key`, `wrong_auth_scheme`)",
     403: "The credentials lack a required permission (code `missing_permission`)",
     404: "Not found, or not visible to the caller (code `not_found`)",
     409: "Conflicts with the current state (route-specific code)",
     413: "Body larger than the limit (code `payload_too_large`)",
+    415: "Body not JSON (code `unsupported_media_type`), with a content coding other than identity " +
+      "(`unsupported_content_encoding`) or in a charset other than UTF-8 (`unsupported_charset`)",
     410: "This API version has been removed (code `api_version_removed`)",
     429: "Rate limited (code `rate_limited`, with `Retry-After`)",
     503: "Not ready (codes `database_unreachable`, `migrations_pending`, `unsafe_database_role`)",

@@ -1,0 +1,92 @@
+// What a request may be before any route looks at it. Deno's HTTP server refuses a head of more than
+// about 64 KiB or 128 header fields itself, with an empty 400 and no request id (README, Deployment);
+// the app's own limits sit well below that, so a client gets the one error body and a stable code.
+import type { MiddlewareHandler } from "hono";
+import { ApiError } from "./errors.ts";
+
+export const REQUEST_LIMITS = {
+  /** Path and query of the URL, as received (percent-encoded). */
+  targetBytes: 8 * 1024,
+  /** Header names and values with their separators. */
+  headerBytes: 16 * 1024,
+  headerFields: 100,
+  /** `name=value` pairs in the query; each one is validated and may be echoed in a 400. */
+  queryParameters: 100,
+};
+
+/** Everything after the authority of an absolute URL: `/path?query`. */
+function requestTarget(url: string): string {
+  const path = url.indexOf("/", url.indexOf("://") + 3);
+  return path < 0 ? "" : url.slice(path);
+}
+
+function queryParameterCount(target: string): number {
+  const query = target.indexOf("?");
+  if (query < 0) return 0;
+  let count = 0;
+  for (const pair of target.slice(query + 1).split("&")) if (pair !== "") count++;
+  return count;
+}
+
+/** 414 `uri_too_long`, 431 `headers_too_large`, 400 `too_many_parameters`; cheap, so they run first. */
+export function requestLimits(): MiddlewareHandler {
+  return async (c, next) => {
+    const target = requestTarget(c.req.url);
+    if (target.length > REQUEST_LIMITS.targetBytes) {
+      throw new ApiError(414, "uri_too_long", `The URL's path and query are longer than ${REQUEST_LIMITS.targetBytes} bytes.`, {
+        limit: REQUEST_LIMITS.targetBytes,
+      });
+    }
+    let fields = 0;
+    let bytes = 0;
+    for (const [name, value] of c.req.raw.headers) {
+      fields += 1;
+      bytes += name.length + value.length + 4; // "name: value\r\n"
+    }
+    if (fields > REQUEST_LIMITS.headerFields || bytes > REQUEST_LIMITS.headerBytes) {
+      throw new ApiError(
+        431,
+        "headers_too_large",
+        `The request headers exceed ${REQUEST_LIMITS.headerFields} fields or ${REQUEST_LIMITS.headerBytes} bytes.`,
+        { fieldLimit: REQUEST_LIMITS.headerFields, byteLimit: REQUEST_LIMITS.headerBytes },
+      );
+    }
+    if (queryParameterCount(target) > REQUEST_LIMITS.queryParameters) {
+      throw new ApiError(400, "too_many_parameters", `The query has more than ${REQUEST_LIMITS.queryParameters} parameters.`, {
+        limit: REQUEST_LIMITS.queryParameters,
+      });
+    }
+    await next();
+  };
+}
+
+const UTF8_LABELS = new Set(["utf-8", "utf8"]);
+// Quoted values may hold `;` and escaped quotes (RFC 9110, 5.6.4).
+const CHARSET_PARAMETER = /;\s*charset\s*=\s*("(?:[^"\\]|\\.)*"|[^;\s]*)/gi;
+
+function declaresOtherCharset(contentType: string): boolean {
+  for (const [, raw] of contentType.matchAll(CHARSET_PARAMETER)) {
+    const label = raw!.startsWith('"') ? raw!.slice(1, -1).replace(/\\(.)/g, "$1") : raw!;
+    if (!UTF8_LABELS.has(label.trim().toLowerCase())) return true;
+  }
+  return false;
+}
+
+/**
+ * Bodies are read as they arrive, as UTF-8 (Request.json()): one that declares a content coding
+ * (`Content-Encoding: gzip`) or another charset would be misread, so it is refused with 415.
+ */
+export function refuseUndecodableBodies(): MiddlewareHandler {
+  return async (c, next) => {
+    const codings = (c.req.header("content-encoding") ?? "").split(",").map((coding) => coding.trim().toLowerCase());
+    if (codings.some((coding) => coding !== "" && coding !== "identity")) {
+      throw new ApiError(415, "unsupported_content_encoding", "Send the body without a content coding (Content-Encoding: identity).", undefined, {
+        "Accept-Encoding": "identity",
+      });
+    }
+    if (declaresOtherCharset(c.req.header("content-type") ?? "")) {
+      throw new ApiError(415, "unsupported_charset", "Send the body in UTF-8 (charset=utf-8, or no charset).");
+    }
+    await next();
+  };
+}
