@@ -1,11 +1,12 @@
 import type { createRoute, RouteHandler } from "@hono/zod-openapi";
-import { getAddress, isAddress, verifyMessage } from "viem";
-import { generateSiweNonce, parseSiweMessage, type SiweMessage } from "viem/siwe";
+import { getAddress, verifyMessage } from "viem";
+import { generateSiweNonce } from "viem/siwe";
 import { scopeOf } from "../../_shared/auth/principal.ts";
 import type { AppEnv } from "../../_shared/http/context.ts";
 import { ApiError } from "../../_shared/http/errors.ts";
 import { createRouter } from "../../_shared/http/app.ts";
 import * as routes from "./routes.ts";
+import { checkSiweMessage } from "./siwe.ts";
 
 type Handler<R extends Parameters<typeof createRoute>[0]> = RouteHandler<R, AppEnv>;
 
@@ -65,32 +66,16 @@ export const createSiweNonce: Handler<typeof routes.createSiweNonce> = async (c)
   return c.json({ nonce, expiresAt: row!.expires_at.toISOString(), domains: c.get("config").SIWE_DOMAINS }, 201);
 };
 
-const siweInvalid = (message: string) => new ApiError(400, "siwe_message_invalid", message);
-
-/** Checks the parts of a SIWE message the server decides on; the signature is checked after. */
-function checkSiweMessage(message: Partial<SiweMessage>, allowedDomains: string[], now: Date): SiweMessage {
-  if (!message.address || !isAddress(message.address, { strict: false })) throw siweInvalid("The SIWE message has no valid address.");
-  if (!message.domain || !allowedDomains.includes(message.domain)) {
-    throw siweInvalid(`The SIWE message domain must be one of: ${allowedDomains.join(", ")}.`);
-  }
-  if (!message.nonce) throw siweInvalid("The SIWE message has no nonce.");
-  if (!message.chainId) throw siweInvalid("The SIWE message has no chain id.");
-  if (message.version !== "1") throw siweInvalid("The SIWE message version must be 1.");
-  if (message.expirationTime && now >= message.expirationTime) throw siweInvalid("The SIWE message has expired.");
-  if (message.notBefore && now < message.notBefore) throw siweInvalid("The SIWE message is not valid yet.");
-  return message as SiweMessage;
-}
-
 export const linkCryptoAddress: Handler<typeof routes.linkCryptoAddress> = async (c) => {
   const body = c.req.valid("json");
-  const message = checkSiweMessage(parseSiweMessage(body.message), c.get("config").SIWE_DOMAINS, new Date());
-  const address = getAddress(message.address);
+  const claims = checkSiweMessage(body.message, c.get("config").SIWE_DOMAINS, new Date());
+  const address = getAddress(claims.address);
   const signedByAddress = await verifyMessage({ address, message: body.message, signature: body.signature as `0x${string}` })
     .catch(() => false);
   if (!signedByAddress) throw new ApiError(400, "siwe_signature_invalid", "The signature was not made by the message's address.");
   const [row] = await c.get("db").statement(scopeOf(c.get("principal")), (tx) => tx<CryptoAddressRow[]>`
     select address, chain_id, connector, created_at
-    from core.link_crypto_address(${message.nonce}, ${address}, ${String(message.chainId)}, ${body.connector})`);
+    from core.link_crypto_address(${claims.nonce}, ${address}, ${claims.chainId}, ${body.connector})`);
   return c.json(toCryptoAddress(row!), 201);
 };
 
