@@ -26,7 +26,8 @@ export async function startGateway(env: Environment): Promise<{ url: string; sto
   const api = createApiApp(services).fetch;
   const hostname = env.HOST ?? "127.0.0.1";
   const port = Number(env.PORT ?? 54321);
-  const server = await serve(createGateway({ api }, api), { hostname, port });
+  const headerTimeoutMs = services.config.HEADER_TIMEOUT_MS || undefined;
+  const server = await serve(createGateway({ api }, api), { hostname, port, headerTimeoutMs });
   return {
     url: `http://${hostname}:${port}`,
     stop: async () => {

@@ -16,4 +16,12 @@ describe("configuration", () => {
       .toBe("https://x.supabase.co/functions/v1");
     expect(loadConfig({ GATEWAY_DATABASE_URL }).PUBLIC_API_ROOT).toBe("http://127.0.0.1:54321");
   });
+
+  it("HEADER_TIMEOUT_MS is 10 s by default, 0 (no guard) or 100 ms to 10 minutes", () => {
+    expect(loadConfig({ GATEWAY_DATABASE_URL }).HEADER_TIMEOUT_MS).toBe(10_000);
+    expect(loadConfig({ GATEWAY_DATABASE_URL, HEADER_TIMEOUT_MS: "0" }).HEADER_TIMEOUT_MS).toBe(0);
+    for (const refused of ["50", "-1", "600001", "soon"]) {
+      expect(() => loadConfig({ GATEWAY_DATABASE_URL, HEADER_TIMEOUT_MS: refused }), refused).toThrow(/HEADER_TIMEOUT_MS/);
+    }
+  });
 });

@@ -32,6 +32,11 @@ const configSchema = z.object({
   GEOCODER_PROVIDER: z.enum(["postgres", "photon", "nominatim"]).default("postgres"),
   GEOCODER_URL: optionalUrl,
   GEOCODER_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(3000),
+  // The local gateway only (Deno.serve has no such timeout; Supabase's front serves a deployment):
+  // how long a connection may wait for a complete request head, after it opens and after each
+  // response. 0 serves with Deno.serve alone: no such timeout, and no relay in front (see runtime.ts).
+  HEADER_TIMEOUT_MS: z.coerce.number().int().refine((ms) => ms === 0 || (ms >= 100 && ms <= 600_000), "0, or 100 to 600000")
+    .default(10_000),
 }).superRefine((config, ctx) => {
   if (config.APP_ENV === "production" && config.ENABLE_BENCH_ROUTES) {
     ctx.addIssue({ code: "custom", path: ["ENABLE_BENCH_ROUTES"], message: "the benchmark routes are never served in production" });

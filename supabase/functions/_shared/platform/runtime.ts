@@ -1,11 +1,30 @@
 // The one place that touches Deno globals, so every other module runs under Deno and Node.
+interface Conn {
+  readonly localAddr: { port: number };
+  read(buffer: Uint8Array): Promise<number | null>;
+  write(bytes: Uint8Array): Promise<number>;
+  closeWrite(): Promise<void>;
+  close(): void;
+  setNoDelay(noDelay?: boolean): void;
+}
+
+interface HandlerInfo {
+  remoteAddr: { port?: number };
+  /** Settles once the response has been sent (rejects when it could not be). */
+  completed: Promise<void>;
+}
+
+type Handler = (request: Request) => Response | Promise<Response>;
+
 declare const Deno:
   | {
     env: { toObject(): Record<string, string> };
     serve(
       options: { hostname?: string; port?: number; onListen?: () => void },
-      handler: (request: Request) => Response | Promise<Response>,
-    ): { shutdown(): Promise<void> };
+      handler: (request: Request, info: HandlerInfo) => Response | Promise<Response>,
+    ): { addr: { port: number }; shutdown(): Promise<void> };
+    listen(options: { hostname?: string; port?: number }): AsyncIterable<Conn> & { close(): void };
+    connect(options: { hostname: string; port: number }): Promise<Conn>;
   }
   | undefined;
 
@@ -16,15 +35,123 @@ export function runtimeEnvironment(): Environment {
   return (globalThis as { process?: { env: Environment } }).process?.env ?? {};
 }
 
+export interface ServeOptions {
+  hostname?: string;
+  port?: number;
+  /** Close a connection that waits longer than this for a complete request head (see serveGuarded). */
+  headerTimeoutMs?: number;
+}
+
+interface Server {
+  shutdown(): Promise<void>;
+}
+
 /** Serves a fetch handler with Deno (production, `npm start`); resolves once it listens. */
-export async function serve(
-  handler: (request: Request) => Response | Promise<Response>,
-  options: { hostname?: string; port?: number } = {},
-): Promise<{ shutdown(): Promise<void> }> {
+export function serve(handler: Handler, options: ServeOptions = {}): Promise<Server> {
   if (typeof Deno === "undefined") throw new Error("serve() needs Deno; under Node call app.request() instead");
+  const { headerTimeoutMs, ...address } = options;
+  return headerTimeoutMs === undefined ? denoServe(address, handler) : serveGuarded(handler, address, headerTimeoutMs);
+}
+
+async function denoServe(
+  address: { hostname?: string; port?: number },
+  handler: (request: Request, info: HandlerInfo) => Response | Promise<Response>,
+): Promise<{ addr: { port: number }; shutdown(): Promise<void> }> {
   let listening!: () => void;
   const listened = new Promise<void>((resolve) => (listening = resolve));
-  const server = Deno.serve({ ...options, onListen: () => listening() }, handler);
+  const server = Deno!.serve({ ...address, onListen: () => listening() }, handler);
   await listened;
   return server;
+}
+
+/**
+ * Deno.serve has no header-read timeout (denoland/deno#3515; measured on 2.9.5): a client that sends
+ * nothing, or one header line every few seconds, holds its connection forever. So the public
+ * socket is ours: each connection is relayed to Deno.serve on a loopback port and closed once it
+ * has waited `timeoutMs` for a request head, counted from the accept and from the end of each
+ * response (Go's ReadHeaderTimeout, which also bounds idle keep-alive; an upgraded connection such as
+ * a WebSocket would be closed too, and none is served). A request finds its relay by its remote
+ * port, the relay's end of the loopback connection. The relay costs throughput (README, Performance).
+ */
+async function serveGuarded(handler: Handler, address: { hostname?: string; port?: number }, timeoutMs: number): Promise<Server> {
+  const relays = new Map<number, Relay>();
+  const inner = await denoServe({ hostname: "127.0.0.1", port: 0 }, (request, info) => {
+    if (info.remoteAddr.port !== undefined) relays.get(info.remoteAddr.port)?.requestStarted(info.completed);
+    return handler(request);
+  });
+  const listener = Deno!.listen(address);
+  let stopping = false;
+  const accepting = (async () => {
+    try {
+      for await (const client of listener) void relay(client, inner.addr.port, timeoutMs, relays);
+    } catch (error) {
+      if (!stopping) console.error("[gateway] no longer accepting connections:", error);
+    }
+  })();
+  return {
+    shutdown: async () => {
+      stopping = true;
+      listener.close();
+      await accepting;
+      // Lets requests in flight finish; each relay then sees its loopback end close.
+      await inner.shutdown();
+    },
+  };
+}
+
+interface Relay {
+  requestStarted(completed: Promise<void>): void;
+}
+
+async function relay(client: Conn, port: number, timeoutMs: number, relays: Map<number, Relay>): Promise<void> {
+  let upstream: Conn | undefined;
+  let closed = false;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let active = 0;
+  const close = () => {
+    if (closed) return;
+    closed = true;
+    clearTimeout(timer);
+    if (upstream) relays.delete(upstream.localAddr.port);
+    for (const conn of [client, upstream]) {
+      try {
+        conn?.close();
+      } catch { /* already closed by the peer */ }
+    }
+  };
+  const awaitHead = () => {
+    if (!closed) timer = setTimeout(close, timeoutMs);
+  };
+  awaitHead();
+  try {
+    upstream = await Deno!.connect({ hostname: "127.0.0.1", port });
+  } catch {
+    return close();
+  }
+  client.setNoDelay(true);
+  upstream.setNoDelay(true);
+  relays.set(upstream.localAddr.port, {
+    requestStarted(completed) {
+      active += 1;
+      clearTimeout(timer);
+      completed.catch(() => {}).finally(() => {
+        active -= 1;
+        if (active === 0) awaitHead();
+      });
+    },
+  });
+  void pump(client, upstream);
+  // The server is done with the connection once its side ends (for example after Connection: close).
+  await pump(upstream, client);
+  close();
+}
+
+async function pump(from: Conn, to: Conn): Promise<void> {
+  const buffer = new Uint8Array(64 * 1024);
+  try {
+    for (let n = await from.read(buffer); n !== null; n = await from.read(buffer)) {
+      for (let sent = 0; sent < n;) sent += await to.write(buffer.subarray(sent, n));
+    }
+    await to.closeWrite();
+  } catch { /* one side is closed; the relay closes both */ }
 }
