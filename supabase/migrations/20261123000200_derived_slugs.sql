@@ -55,6 +55,9 @@ create function community.derive_slug() returns trigger
   end
   $$;
 
+-- A trigger function needs no EXECUTE of the writer (only the table owner's, when the trigger is made).
+revoke execute on function community.derive_slug() from public;
+
 create trigger events_derive_slug before insert or update of slug on community.events
   for each row execute function community.derive_slug('event');
 create trigger hubs_derive_slug before insert or update of slug on community.hubs

@@ -55,7 +55,8 @@ select set_eq(
     'community.replace_hub_events(core.object_id,core.object_id[])',
     'community.suggest_venues(text,integer,text,text)',
     'community.iso_time(timestamp with time zone)',
-    'community.event_json(community.events)'
+    'community.event_json(community.events)',
+    'community.slugify(text,text)'
   ],
   'authenticated may execute exactly the functions granted to it'
 );
