@@ -23,7 +23,7 @@ declare const Deno:
       options: { hostname?: string; port?: number; onListen?: () => void },
       handler: (request: Request, info: HandlerInfo) => Response | Promise<Response>,
     ): { addr: { port: number }; shutdown(): Promise<void> };
-    listen(options: { hostname?: string; port?: number }): AsyncIterable<Conn> & { close(): void };
+    listen(options: { hostname?: string; port?: number }): { accept(): Promise<Conn>; close(): void };
     connect(options: { hostname: string; port: number }): Promise<Conn>;
   }
   | undefined;
@@ -82,10 +82,15 @@ async function serveGuarded(handler: Handler, address: { hostname?: string; port
   const listener = Deno!.listen(address);
   let stopping = false;
   const accepting = (async () => {
-    try {
-      for await (const client of listener) void relay(client, inner.addr.port, timeoutMs, relays);
-    } catch (error) {
-      if (!stopping) console.error("[gateway] no longer accepting connections:", error);
+    while (!stopping) {
+      try {
+        void relay(await listener.accept(), inner.addr.port, timeoutMs, relays);
+      } catch (error) {
+        if (stopping) break;
+        // Out of file descriptors, say: keep serving the connections there are, and try again.
+        console.error("[gateway] accepting a connection failed:", error);
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
     }
   })();
   return {
@@ -128,6 +133,7 @@ async function relay(client: Conn, port: number, timeoutMs: number, relays: Map<
   } catch {
     return close();
   }
+  if (closed) return upstream.close(); // timed out while connecting
   client.setNoDelay(true);
   upstream.setNoDelay(true);
   relays.set(upstream.localAddr.port, {
