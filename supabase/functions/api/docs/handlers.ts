@@ -16,14 +16,19 @@ const AUTHENTICATION = [
 
 const ERRORS = [
   'Every error has one body: `{ "error": true, "message", "code", "details"?, "timestamp", "request_id" }`.',
-  "Statuses: 400 validation (`validation_failed`, `invalid_json`), 401 credentials, 403 permission, 404 `not_found`,",
-  "405 `method_not_allowed`, 409 conflict, 410 `api_version_removed` (/api/v1, /api/v2), 413 `payload_too_large`,",
-  "429 `rate_limited` with Retry-After, 503 not ready.",
+  "Statuses: 400 validation (`validation_failed`, `invalid_json`, `too_many_parameters`), 401 credentials, 403 permission,",
+  "404 `not_found`, 405 `method_not_allowed`, 409 conflict, 410 `api_version_removed` (/api/v1, /api/v2),",
+  "413 `payload_too_large`, 414 `uri_too_long`, 415 (`unsupported_media_type`, `unsupported_content_encoding`,",
+  "`unsupported_charset`), 429 `rate_limited` with Retry-After, 431 `headers_too_large`, 503 not ready.",
 ].join("\n");
 
 const LIMITS = [
-  "- Request bodies: 1 MiB by default (BODY_LIMIT_BYTES).",
-  "- SIWE nonces: single use, 10 minutes.",
+  "- Request bodies: 1 MiB by default (BODY_LIMIT_BYTES), UTF-8 JSON without a content coding.",
+  "- URL path and query: 8 KiB; headers: 16 KiB and 100 fields; query parameters: 100.",
+  "- A validation answer lists at most 20 issues (`details.issues`, total in `details.issueCount`).",
+  "- Event times: RFC 3339 with an offset, at most 3 fractional digits, 1970-01-01T00:00:00Z to 9999-12-31T23:59:59.999Z.",
+  "- SIWE nonces: single use, 10 minutes, at most 10 live per user (then 429 with Retry-After).",
+  "- An unknown or revoked API key is refused before the request is read.",
 ].join("\n");
 
 const DESCRIPTION =
