@@ -20,11 +20,11 @@ function endlessBody(): ReadableStream<Uint8Array> {
   });
 }
 
-function postEndless(key: string): Promise<Response> {
+function postEndless(key: string, framing: "declared length" | "chunked" = "declared length"): Promise<Response> {
+  const length: Record<string, string> = framing === "chunked" ? {} : { "content-length": "1000000" };
   const answer = t.app.request("/api/v3/events", {
     method: "POST",
-    // A declared length, as real clients send: the body limit then has nothing to read either.
-    headers: { "x-api-key": key, "content-type": "application/json", "content-length": "1000000" },
+    headers: { "x-api-key": key, "content-type": "application/json", ...length },
     body: endlessBody(),
     duplex: "half",
   } as RequestInit);
@@ -37,6 +37,10 @@ const MADE_UP_KEY = "sk_madeup00_aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa";
 describe("a bad key is refused before the request is read", () => {
   it("an unknown key gets 401 without the body being read", async () => {
     await expectErrorBody(await postEndless(MADE_UP_KEY), 401, "invalid_api_key");
+  });
+
+  it("nor a chunked body: the body limit counts what a route reads, it does not read ahead", async () => {
+    await expectErrorBody(await postEndless(MADE_UP_KEY, "chunked"), 401, "invalid_api_key");
   });
 
   it("a revoked key that was in use costs at most one more validated request", async () => {

@@ -1,5 +1,4 @@
 import { OpenAPIHono } from "@hono/zod-openapi";
-import { bodyLimit } from "hono/body-limit";
 import { cors } from "hono/cors";
 import { HTTPException } from "hono/http-exception";
 import { methodNotAllowed } from "hono/method-not-allowed";
@@ -7,7 +6,7 @@ import { requestId } from "hono/request-id";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { AppEnv, AppServices } from "./context.ts";
 import { ApiError, errorResponse } from "./errors.ts";
-import { refuseUndecodableBodies, requestLimits } from "./request-limits.ts";
+import { bodyLimit, refuseUndecodableBodies, requestLimits } from "./request-limits.ts";
 
 /** A schema can give an issue its own stable code with ctx.addIssue({ code: "custom", params: { code } }). */
 function issueCode(issues: Array<{ code: string; params?: Record<string, unknown> }>): string {
@@ -88,11 +87,7 @@ export function createBaseApp(services: AppServices) {
   // After CORS, so browsers can read these refusals too.
   app.use(requestLimits());
   app.use(refuseUndecodableBodies());
-  app.use(bodyLimit({
-    maxSize: services.config.BODY_LIMIT_BYTES,
-    onError: (c) =>
-      errorResponse(c, new ApiError(413, "payload_too_large", `The request body is larger than ${services.config.BODY_LIMIT_BYTES} bytes.`)),
-  }));
+  app.use(bodyLimit(services.config.BODY_LIMIT_BYTES));
   app.notFound((c) => errorResponse(c, new ApiError(404, "not_found", `No route for ${c.req.method} ${c.req.path}.`)));
   app.onError((error, c) => {
     const apiError = toApiError(error);

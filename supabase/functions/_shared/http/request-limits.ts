@@ -2,7 +2,7 @@
 // about 64 KiB or 128 header fields itself, with an empty 400 and no request id (README, Deployment);
 // the app's own limits sit well below that, so a client gets the one error body and a stable code.
 import type { MiddlewareHandler } from "hono";
-import { ApiError } from "./errors.ts";
+import { ApiError, errorResponse } from "./errors.ts";
 
 export const REQUEST_LIMITS = {
   /** Path and query of the URL, as received (percent-encoded). */
@@ -88,5 +88,40 @@ export function refuseUndecodableBodies(): MiddlewareHandler {
       throw new ApiError(415, "unsupported_charset", "Send the body in UTF-8 (charset=utf-8, or no charset).");
     }
     await next();
+  };
+}
+
+/**
+ * 413 `payload_too_large` for a body over `maxBytes`. A declared Content-Length is judged at once; a
+ * chunked body is counted as the route reads it, never read ahead (hono's bodyLimit buffers it
+ * first), so a route that refuses the request before reading (an unknown API key) reads nothing.
+ */
+export function bodyLimit(maxBytes: number): MiddlewareHandler {
+  const tooLarge = () => new ApiError(413, "payload_too_large", `The request body is larger than ${maxBytes} bytes.`, { limit: maxBytes });
+  return async (c, next) => {
+    const body = c.req.raw.body;
+    if (!body) return next();
+    const declared = c.req.header("content-length");
+    if (declared !== undefined && !c.req.header("transfer-encoding")) {
+      if (Number(declared) > maxBytes) throw tooLarge();
+      return next();
+    }
+    let received = 0;
+    let exceeded = false;
+    const counted = body.pipeThrough(new TransformStream<Uint8Array, Uint8Array>({
+      transform(chunk, controller) {
+        received += chunk.byteLength;
+        if (received > maxBytes) {
+          exceeded = true;
+          controller.error(tooLarge());
+        } else {
+          controller.enqueue(chunk);
+        }
+      },
+    }));
+    c.req.raw = new Request(c.req.raw, { body: counted, duplex: "half" } as RequestInit);
+    await next();
+    // Whatever the reader made of the cut-off stream (invalid JSON, say), the cause is the size.
+    if (exceeded) c.res = errorResponse(c, tooLarge());
   };
 }
