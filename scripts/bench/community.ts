@@ -16,9 +16,8 @@ import { enableLocalGatewayLogin, gatewayUrl, LOCAL_DATABASE_URL, REPO_ROOT, sta
 import { migrate, migrationFiles } from "../lib/migrations.ts";
 import { loadPlaces } from "../lib/places.ts";
 import { ensureCommunityData } from "./community-data.ts";
-import { ensureWrk, formatTable, type LoadResult, runWrk } from "./wrk.ts";
+import { BENCH_DIR, ensureWrk, formatTable, type LoadResult, runWrk } from "./wrk.ts";
 
-const BENCH_DIR = join(REPO_ROOT, ".local", "bench");
 const HUB_SEARCH_WORD = "festival";
 
 /** bench_community, rebuilt when its schema is older than the migrations. */

@@ -4,12 +4,12 @@ import postgres from "postgres";
 import { connect, Database } from "../../supabase/functions/_shared/db/database.ts";
 import { createApiKey, createUser } from "../lib/admin-operations.ts";
 import { startGatewayProcess } from "../lib/gateway-process.ts";
-import { LOCAL_DATABASE_URL, startCluster, stopCluster, withDatabase } from "../lib/local-postgres.ts";
+import { enableLocalGatewayLogin, LOCAL_DATABASE_URL, startCluster, stopCluster, withDatabase } from "../lib/local-postgres.ts";
 import { migrate } from "../lib/migrations.ts";
 import { ensureWrk, formatTable, type LoadResult, runWrk } from "./wrk.ts";
 
-export async function benchIdentity(options: { seconds: number }) {
-  ensureWrk();
+/** A new migrated database with one user and an API key of theirs; the gateway may log in to it. */
+export async function benchUserDatabase(): Promise<{ url: string; key: string }> {
   startCluster();
   const server = postgres(LOCAL_DATABASE_URL, { max: 1, onnotice: () => {} });
   await server.unsafe("drop database if exists bench_identity with (force)");
@@ -17,12 +17,18 @@ export async function benchIdentity(options: { seconds: number }) {
   await server.end();
   const url = withDatabase(LOCAL_DATABASE_URL, "bench_identity");
   await migrate(url);
+  await enableLocalGatewayLogin(LOCAL_DATABASE_URL);
 
   const db = new Database(connect(url, { max: 1, prepare: true }));
   const user = await createUser(db, { email: "bench@example.com" });
   const { key } = await createApiKey(db, { userId: user.id, name: "bench", permissions: {} });
   await db.close();
+  return { url, key };
+}
 
+export async function benchIdentity(options: { seconds: number }) {
+  ensureWrk();
+  const { url, key } = await benchUserDatabase();
   const startup = await measureStartup();
   const gateway = await startGatewayProcess({ DATABASE_URL: url, ENABLE_BENCH_ROUTES: "true" });
   try {

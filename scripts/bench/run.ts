@@ -4,9 +4,14 @@ import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { REPO_ROOT } from "../lib/local-postgres.ts";
 import { benchCommunity } from "./community.ts";
+import { benchHardening } from "./hardening.ts";
 import { benchIdentity } from "./identity.ts";
 
-const suites: Record<string, (o: { seconds: number }) => Promise<unknown>> = { identity: benchIdentity, community: benchCommunity };
+const suites: Record<string, (o: { seconds: number }) => Promise<unknown>> = {
+  identity: benchIdentity,
+  community: benchCommunity,
+  hardening: benchHardening,
+};
 
 const { values, positionals } = parseArgs({ options: { seconds: { type: "string", default: "10" } }, allowPositionals: true });
 const names = positionals.length ? positionals : Object.keys(suites);

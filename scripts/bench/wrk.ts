@@ -1,6 +1,11 @@
 // Load from a second process: wrk (Debian package), parsed into numbers.
-import { execFileSync } from "node:child_process";
-import { ensurePackages } from "../lib/local-postgres.ts";
+import { execFile, execFileSync } from "node:child_process";
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import { ensurePackages, REPO_ROOT } from "../lib/local-postgres.ts";
+
+/** Where benchmarks keep their scripts and results (git-ignored). */
+export const BENCH_DIR = join(REPO_ROOT, ".local", "bench");
 
 export interface LoadResult {
   name: string;
@@ -16,17 +21,24 @@ const toMs = (value: string, unit: string) => Number(value) * ({ us: 0.001, ms: 
 
 export function ensureWrk() {
   ensurePackages([{ name: "wrk", proof: "/usr/bin/wrk" }]);
+  mkdirSync(BENCH_DIR, { recursive: true });
 }
 
-export function runWrk(
-  name: string,
-  url: string,
-  options: { connections: number; seconds: number; headers?: Record<string, string>; script?: string },
-): LoadResult {
+export interface WrkOptions {
+  connections: number;
+  seconds: number;
+  headers?: Record<string, string>;
+  script?: string;
+}
+
+function wrkArguments(url: string, options: WrkOptions): string[] {
   const args = ["-t", "1", "-c", String(options.connections), "-d", `${options.seconds}s`, "--latency"];
   for (const [k, v] of Object.entries(options.headers ?? {})) args.push("-H", `${k}: ${v}`);
   if (options.script) args.push("-s", options.script);
-  const out = execFileSync("wrk", [...args, url], { encoding: "utf8" });
+  return [...args, url];
+}
+
+function parseWrk(name: string, options: WrkOptions, out: string): LoadResult {
   const rps = /Requests\/sec:\s+([\d.]+)/.exec(out);
   const p50 = /\s50%\s+([\d.]+)(us|ms|s)/.exec(out);
   const p99 = /\s99%\s+([\d.]+)(us|ms|s)/.exec(out);
@@ -41,6 +53,20 @@ export function runWrk(
     p99Ms: toMs(p99[1]!, p99[2]!),
     non2xx: Number(non2xx?.[1] ?? 0),
   };
+}
+
+export function runWrk(name: string, url: string, options: WrkOptions): LoadResult {
+  return parseWrk(name, options, execFileSync("wrk", wrkArguments(url, options), { encoding: "utf8" }));
+}
+
+/** The same as runWrk, in the background: for a load that runs while another is measured. */
+export function startWrk(name: string, url: string, options: WrkOptions): Promise<LoadResult> {
+  return new Promise((resolve, reject) => {
+    execFile("wrk", wrkArguments(url, options), { encoding: "utf8" }, (error, out) => {
+      if (error) reject(error);
+      else resolve(parseWrk(name, options, out));
+    });
+  });
 }
 
 export function formatTable(rows: LoadResult[]): string {
