@@ -16,7 +16,7 @@ import { enableLocalGatewayLogin, gatewayUrl, LOCAL_DATABASE_URL, REPO_ROOT, sta
 import { migrate, migrationFiles } from "../lib/migrations.ts";
 import { loadPlaces } from "../lib/places.ts";
 import { ensureCommunityData } from "./community-data.ts";
-import { BENCH_DIR, ensureWrk, formatTable, type LoadResult, runWrk } from "./wrk.ts";
+import { AS_DEPLOYED, BENCH_DIR, ensureWrk, formatTable, type LoadResult, runWrk } from "./wrk.ts";
 
 const HUB_SEARCH_WORD = "festival";
 
@@ -107,7 +107,7 @@ export async function benchCommunity(options: { seconds: number }) {
 
   const hubsPath = `/api/v3/hubs?search=${HUB_SEARCH_WORD}&take=20`;
   const eventsPath = "/api/v3/events?take=20&sort=updatedAt";
-  const gateway = await startGatewayProcess({ DATABASE_URL: url });
+  const gateway = await startGatewayProcess({ DATABASE_URL: url, ...AS_DEPLOYED });
   try {
     const load = { connections: 50, seconds: options.seconds, headers: { "x-api-key": key } };
     runWrk("warm-up", gateway.url + eventsPath, { ...load, seconds: 2 });

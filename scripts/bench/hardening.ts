@@ -5,7 +5,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { startGatewayProcess } from "../lib/gateway-process.ts";
 import { benchUserDatabase } from "./identity.ts";
-import { BENCH_DIR, ensureWrk, formatTable, runWrk, startWrk } from "./wrk.ts";
+import { AS_DEPLOYED, BENCH_DIR, ensureWrk, formatTable, runWrk, startWrk } from "./wrk.ts";
 
 const NORMAL_CONNECTIONS = 1;
 const BAD_KEY_CLIENTS = 8;
@@ -38,21 +38,25 @@ export async function benchHardening(options: { seconds: number }) {
   const { url, key } = await benchUserDatabase();
   const script = join(BENCH_DIR, "bad-keys.lua");
   writeFileSync(script, BAD_KEY_SCRIPT);
-  const gateway = await startGatewayProcess({ DATABASE_URL: url });
-  try {
-    const me = `${gateway.url}/api/v3/me`;
-    const normal = { connections: NORMAL_CONNECTIONS, seconds: options.seconds, headers: { "x-api-key": key } };
-    runWrk("warm-up", me, { ...normal, seconds: 2 });
-    const alone = runWrk("GET /api/v3/me, alone", me, normal);
-    const badKeysAlone = runWrk("bad-key requests, alone (all 401)", gateway.url, { connections: BAD_KEY_CLIENTS, seconds: options.seconds, script });
-    const attack = startWrk("bad-key requests, beside /me (all 401)", gateway.url, { connections: BAD_KEY_CLIENTS, seconds: options.seconds, script });
-    const attacked = runWrk("GET /api/v3/me, beside 8 bad-key clients", me, normal);
-    const rows = [alone, badKeysAlone, attacked, await attack];
-    const ratio = attacked.p99Ms / alone.p99Ms;
-    console.log(formatTable(rows));
-    console.log(`\n/me p99 beside bad-key clients ÷ alone: ${ratio.toFixed(2)}× (target < 3×)`);
-    return { rows, ratio };
-  } finally {
-    await gateway.stop("SIGKILL");
-  }
+  const measure = async (label: string, env: Record<string, string>) => {
+    const gateway = await startGatewayProcess({ DATABASE_URL: url, ...env });
+    try {
+      const me = `${gateway.url}/api/v3/me`;
+      const normal = { connections: NORMAL_CONNECTIONS, seconds: options.seconds, headers: { "x-api-key": key } };
+      const badKeys = { connections: BAD_KEY_CLIENTS, seconds: options.seconds, script };
+      runWrk("warm-up", me, { ...normal, seconds: 2 });
+      const alone = runWrk(`GET /api/v3/me, alone${label}`, me, normal);
+      const attack = startWrk(`bad-key requests, beside /me (all 401)${label}`, gateway.url, badKeys);
+      const attacked = runWrk(`GET /api/v3/me, beside 8 bad-key clients${label}`, me, normal);
+      return { rows: [alone, attacked, await attack], ratio: attacked.p99Ms / alone.p99Ms };
+    } finally {
+      await gateway.stop("SIGKILL");
+    }
+  };
+  const deployed = await measure("", AS_DEPLOYED);
+  const guarded = await measure(", local header-read guard", {});
+  console.log(formatTable([...deployed.rows, ...guarded.rows]));
+  console.log(`\n/me p99 beside bad-key clients ÷ alone: ${deployed.ratio.toFixed(2)}× (target < 3×); ` +
+    `through the local guard ${guarded.ratio.toFixed(2)}×`);
+  return { deployed, guarded };
 }

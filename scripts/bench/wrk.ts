@@ -4,6 +4,12 @@ import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { ensurePackages, REPO_ROOT } from "../lib/local-postgres.ts";
 
+/**
+ * The gateway as the service is deployed: Deno.serve alone. `npm start`'s header-read guard (a relay
+ * in front of it, local only; README Deployment) is measured in rows of its own.
+ */
+export const AS_DEPLOYED = { HEADER_TIMEOUT_MS: "0" };
+
 /** Where benchmarks keep their scripts and results (git-ignored). */
 export const BENCH_DIR = join(REPO_ROOT, ".local", "bench");
 

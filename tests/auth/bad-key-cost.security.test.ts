@@ -3,6 +3,8 @@
 // validates) the body before checking the key never answers; one that checks first answers 401.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { revokeApiKey } from "../../scripts/lib/admin-operations.ts";
+import { createApiApp } from "../../supabase/functions/api/app.ts";
+import { connect, Database } from "../../supabase/functions/_shared/db/database.ts";
 import { createTestContext, expectErrorBody, type TestContext } from "../setup/test-context.ts";
 
 let t: TestContext;
@@ -50,5 +52,32 @@ describe("a bad key is refused before the request is read", () => {
     // Still remembered as accepted: refused inside the request's transaction, and forgotten.
     await expectErrorBody(await t.call("/api/v3/events", { method: "POST", key: user.key, json: {} }), 401, "invalid_api_key");
     await expectErrorBody(await postEndless(user.key), 401, "invalid_api_key");
+  });
+});
+
+describe("keys not accepted lately are checked on a pool of their own", () => {
+  it("a flood of unknown keys waits there, never in front of requests with an accepted key", async () => {
+    const pool = (max: number) => connect(t.config.GATEWAY_DATABASE_URL, { max, prepare: true });
+    const keyCheck = pool(1);
+    const db = new Database(pool(2), keyCheck);
+    const app = createApiApp({ config: t.config, db });
+    try {
+      const user = await t.userWithKey();
+      expect((await app.request("/api/v3/me", { headers: { "x-api-key": user.key } })).status).toBe(200); // accepted now
+      const busy = keyCheck`select pg_sleep(1.5)`.execute(); // the key-check pool's one connection is taken
+      const flood = Array.from({ length: 10 }, () => app.request("/api/v3/me", { headers: { "x-api-key": MADE_UP_KEY } }));
+      let floodSettled = false;
+      void Promise.all(flood).then(() => (floodSettled = true));
+      const served = await app.request("/api/v3/events", { headers: { "x-api-key": user.key } });
+      expect(served.status).toBe(200);
+      // On a shared pool the flood would be answered within milliseconds; here it waits for the
+      // key-check connection (held for 1.5 s), well after the accepted key was served.
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(floodSettled).toBe(false);
+      for (const refused of await Promise.all(flood)) await expectErrorBody(refused, 401, "invalid_api_key");
+      await busy;
+    } finally {
+      await db.close();
+    }
   });
 });

@@ -61,7 +61,10 @@ export async function createTestContext(env: Environment = {}): Promise<TestCont
   const config = loadConfig({
     GATEWAY_DATABASE_URL: gatewayUrl(database.url), APP_ENV: "test", JWT_SECRET: TEST_JWT_SECRET, DB_POOL_MAX: "5", ...env,
   });
-  const db = new Database(connect(config.GATEWAY_DATABASE_URL, { max: config.DB_POOL_MAX, prepare: true }));
+  const db = new Database(
+    connect(config.GATEWAY_DATABASE_URL, { max: config.DB_POOL_MAX, prepare: true }),
+    connect(config.GATEWAY_DATABASE_URL, { max: 1, prepare: true }),
+  );
   const adminDb = new Database(connect(database.url, { max: 2, prepare: true }));
   const owner = postgres(database.url, { max: 2, onnotice: () => {} });
   const app = createApiApp({ config, db });

@@ -6,5 +6,7 @@ import { runtimeEnvironment, type Environment } from "./platform/runtime.ts";
 /** Services of a deployed function, from its environment. */
 export function servicesFromEnvironment(env: Environment = runtimeEnvironment()): AppServices {
   const config = loadConfig(env);
-  return { config, db: new Database(connect(config.GATEWAY_DATABASE_URL, { max: config.DB_POOL_MAX, prepare: config.DB_PREPARE })) };
+  const pool = (max: number) => connect(config.GATEWAY_DATABASE_URL, { max, prepare: config.DB_PREPARE });
+  // One connection for checking keys not accepted lately: a bad-key flood waits there, alone.
+  return { config, db: new Database(pool(config.DB_POOL_MAX), pool(1)) };
 }

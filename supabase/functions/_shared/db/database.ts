@@ -59,7 +59,11 @@ export class Database {
   /** Keys this database accepted lately: requireApiKey checks any other key before parsing the request. */
   readonly acceptedKeys = new AcceptedKeyCache();
 
-  constructor(readonly sql: Sql) {}
+  /**
+   * `keyCheckSql` is a small pool of its own for checking keys not accepted lately (`checkNewKey`): a
+   * flood of made-up keys then queues behind itself, never in front of authenticated requests.
+   */
+  constructor(readonly sql: Sql, private readonly keyCheckSql: Sql = sql) {}
 
   async transaction<T>(scope: DbScope, work: (tx: Tx) => Promise<T>): Promise<T> {
     return this.reservedFor(scope, async (tx) => {
@@ -114,10 +118,15 @@ export class Database {
   }
 
   /** The user an API key belongs to, in one statement; throws the 401 or 403 of enter_api_key_scope. */
-  async apiKeyOwner(scope: ApiKeyScope): Promise<string> {
-    const [row] = await this.apiKeyFunction(scope, (sql, keyHash, required) =>
+  async apiKeyOwner(scope: ApiKeyScope, sql = this.sql): Promise<string> {
+    const [row] = await this.apiKeyFunction(scope, (_, keyHash, required) =>
       sql<{ id: string }[]>`select core.enter_api_key_scope(${keyHash}, ${required}::text[]) as id`);
     return row!.id;
+  }
+
+  /** Checks a key the database has not accepted lately, on the key-check pool (see the constructor). */
+  async checkNewKey(scope: ApiKeyScope): Promise<void> {
+    await this.apiKeyOwner(scope, this.keyCheckSql);
   }
 
   /** Checks an API key (and the permissions its route requires) without doing anything else. */
@@ -126,8 +135,9 @@ export class Database {
     if (scope.kind === "api_key") await this.apiKeyOwner(scope);
   }
 
-  close(): Promise<void> {
-    return this.sql.end({ timeout: 5 });
+  async close(): Promise<void> {
+    await this.sql.end({ timeout: 5 });
+    if (this.keyCheckSql !== this.sql) await this.keyCheckSql.end({ timeout: 5 });
   }
 
   private accepted(scope: ApiKeyScope): void {
