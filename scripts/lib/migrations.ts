@@ -23,16 +23,21 @@ export function migrationFiles(): MigrationFile[] {
     });
 }
 
+/** The Supabase-compatibility bootstrap and the migration log, both idempotent. */
+export async function bootstrap(sql: postgres.Sql | postgres.ReservedSql): Promise<void> {
+  await sql.unsafe(readFileSync(join(REPO_ROOT, "sql", "bootstrap.sql"), "utf8"));
+  await sql.unsafe(`
+    create schema if not exists supabase_migrations;
+    create table if not exists supabase_migrations.schema_migrations (
+      version text primary key, statements text[], name text
+    );`);
+}
+
 /** Applies what is missing; returns the versions applied by this call. */
 export async function migrate(databaseUrl: string, options: { seed?: boolean } = {}): Promise<string[]> {
   const sql = postgres(databaseUrl, { max: 1, onnotice: () => {} });
   try {
-    await sql.unsafe(readFileSync(join(REPO_ROOT, "sql", "bootstrap.sql"), "utf8"));
-    await sql.unsafe(`
-      create schema if not exists supabase_migrations;
-      create table if not exists supabase_migrations.schema_migrations (
-        version text primary key, statements text[], name text
-      );`);
+    await bootstrap(sql);
     // One migrator at a time: two `npm start`s racing must not apply a migration twice.
     await sql`select pg_advisory_lock(hashtext('supabase_migrations'))`;
     const applied = new Set(

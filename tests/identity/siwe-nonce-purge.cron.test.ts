@@ -1,13 +1,14 @@
 // The nonce purge as pg_cron holds it. pg_cron exists only in the database cron.database_name
 // names: the test server's `postgres` database (the one `npm start` uses), never in the test
 // databases. That database is shared, so this test works in one transaction that it rolls back:
-// it applies the migrations that database lacks, reads the job, re-schedules it and runs its command,
-// and leaves no job and no object behind (only pg_cron's job id sequence moves on). Where pg_cron
-// is not installed in that database the test is skipped. pgTAP covers the job's function itself.
+// it bootstraps it and applies the migrations it lacks (on a new cluster, all of them: the bootstrap
+// creates pg_cron there), reads the job, re-schedules it and runs its command, and leaves no job and
+// no object behind (only pg_cron's job id sequence moves on). Where the server does not preload
+// pg_cron the test is skipped. pgTAP covers the job's function itself.
 import { readFileSync } from "node:fs";
 import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { migrationFiles } from "../../scripts/lib/migrations.ts";
+import { bootstrap, migrationFiles } from "../../scripts/lib/migrations.ts";
 
 const JOB = "purge_expired_siwe_nonces";
 const COMMAND = "set role service_jobs; select core.purge_expired_siwe_nonces()";
@@ -15,17 +16,19 @@ const COMMAND = "set role service_jobs; select core.purge_expired_siwe_nonces()"
 const SCHEDULING_MIGRATION = "20261123000300";
 
 const server = postgres(inject("serverUrl"), { max: 1, onnotice: () => {} });
-const [cron] = await server<{ installed: boolean }[]>`
-  select exists (select from pg_extension where extname = 'pg_cron') as installed`;
+const [cron] = await server<{ preloaded: boolean }[]>`
+  select current_setting('shared_preload_libraries') like '%pg_cron%'
+     and current_database() = coalesce(current_setting('cron.database_name', true), 'postgres') as preloaded`;
 afterAll(() => server.end());
 
-describe.skipIf(!cron!.installed)("the purge job in the database that has pg_cron", () => {
+describe.skipIf(!cron!.preloaded)("the purge job in the database that has pg_cron", () => {
   let tx: postgres.ReservedSql;
   beforeAll(async () => {
     tx = await server.reserve();
     await tx`begin`;
     // Serialised with `npm start` and db:migrate, which hold this lock while they migrate.
     await tx`select pg_advisory_xact_lock(hashtext('supabase_migrations'))`;
+    await bootstrap(tx);
     const applied = new Set((await tx<{ version: string }[]>`select version from supabase_migrations.schema_migrations`).map((r) => r.version));
     for (const file of migrationFiles()) {
       if (!applied.has(file.version) && file.version <= SCHEDULING_MIGRATION) await tx.unsafe(readFileSync(file.path, "utf8"));
