@@ -242,3 +242,15 @@ describe("NUL bytes in text inputs", () => {
     expect(response.status).toBeLessThan(500);
   });
 });
+
+describe("the link request refuses fields it does not know", () => {
+  it("like every other body: 400 validation_failed naming the field", async () => {
+    const user = await t.userWithKey();
+    const response = await t.call("/api/v3/me/crypto-addresses", {
+      method: "POST", key: user.key,
+      json: { message: "x", signature: `0x${"00".repeat(65)}`, connector: "metamask", chainId: 1 },
+    });
+    const body = await expectErrorBody(response, 400, "validation_failed");
+    expect(JSON.stringify(body.details.issues)).toContain("chainId");
+  });
+});

@@ -46,7 +46,10 @@ export function errorResponse(c: Context, error: ApiError): Response {
   return c.json(errorBody(requestId, error.code, error.message, error.details), error.status, error.headers);
 }
 
-/** OpenAPI response entries for the error statuses a route can answer. */
+/**
+ * OpenAPI response entries for the error statuses a route can answer, plus the request limits every
+ * route enforces (414, 431).
+ */
 export function errorResponses(...statuses: Array<400 | 401 | 403 | 404 | 409 | 410 | 413 | 415 | 429 | 503>) {
   const descriptions: Record<number, string> = {
     400: "Invalid request (code `validation_failed` with at most 20 `details.issues` and their `issueCount`, `invalid_json`, " +
@@ -59,11 +62,13 @@ export function errorResponses(...statuses: Array<400 | 401 | 403 | 404 | 409 | 
     415: "Body not JSON (code `unsupported_media_type`), with a content coding other than identity " +
       "(`unsupported_content_encoding`) or in a charset other than UTF-8 (`unsupported_charset`)",
     410: "This API version has been removed (code `api_version_removed`)",
+    414: "URL path and query longer than 8 KiB (code `uri_too_long`)",
+    431: "Headers over 16 KiB or 100 fields (code `headers_too_large`)",
     429: "Rate limited (code `rate_limited`, with `Retry-After`)",
     503: "Not ready (codes `database_unreachable`, `migrations_pending`, `unsafe_database_role`)",
   };
   return Object.fromEntries(
-    statuses.map((s) => [s, { description: descriptions[s]!, content: { "application/json": { schema: ErrorBodySchema } } }]),
+    [...statuses, 414, 431].map((s) => [s, { description: descriptions[s]!, content: { "application/json": { schema: ErrorBodySchema } } }]),
   );
 }
 

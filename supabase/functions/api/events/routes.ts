@@ -154,7 +154,7 @@ export const createEvent = createRoute({
   request: { body: { required: true, ...jsonContent(CreateEventSchema) } },
   responses: {
     201: { description: "The event", ...jsonContent(EventSchema) },
-    ...errorResponses(400, 401, 409, 415),
+    ...errorResponses(400, 401, 409, 413, 415),
   },
 });
 
@@ -178,7 +178,7 @@ export const updateEvent = createRoute({
   security: apiKeySecurity,
   middleware: [requireApiKey] as const,
   request: { params: idParam, body: { required: true, ...jsonContent(UpdateEventSchema) } },
-  responses: { 200: { description: "The changed event", ...jsonContent(EventSchema) }, ...errorResponses(400, 401, 403, 404, 409, 415) },
+  responses: { 200: { description: "The changed event", ...jsonContent(EventSchema) }, ...errorResponses(400, 401, 403, 404, 409, 413, 415) },
 });
 
 export const deleteEvent = createRoute({

@@ -128,7 +128,7 @@ export const createHub = createRoute({
   security: apiKeySecurity,
   middleware: [requireApiKey] as const,
   request: { body: { required: true, ...jsonContent(CreateHubSchema) } },
-  responses: { 201: { description: "The hub", ...jsonContent(HubSchema) }, ...errorResponses(400, 401, 409) },
+  responses: { 201: { description: "The hub", ...jsonContent(HubSchema) }, ...errorResponses(400, 401, 409, 413, 415) },
 });
 
 export const getHub = createRoute({
@@ -160,7 +160,7 @@ export const updateHub = createRoute({
   security: apiKeySecurity,
   middleware: [requireApiKey] as const,
   request: { params: idParam, body: { required: true, ...jsonContent(UpdateHubSchema) } },
-  responses: { 200: { description: "The changed hub", ...jsonContent(HubSchema) }, ...errorResponses(400, 401, 403, 404, 409) },
+  responses: { 200: { description: "The changed hub", ...jsonContent(HubSchema) }, ...errorResponses(400, 401, 403, 404, 409, 413, 415) },
 });
 
 export const deleteHub = createRoute({

@@ -146,6 +146,7 @@ export const linkCryptoAddress = createRoute({
               signature: z.string().regex(/^0x[0-9a-fA-F]{130}$/).openapi({ description: "65-byte hex signature (EIP-191)" }),
               connector: z.string().min(1).max(64).openapi({ example: "metamask" }),
             })
+            .strict()
             .openapi("LinkCryptoAddressRequest"),
         },
       },
@@ -153,7 +154,7 @@ export const linkCryptoAddress = createRoute({
   },
   responses: {
     201: { description: "The linked address", content: { "application/json": { schema: CryptoAddressSchema } } },
-    ...errorResponses(400, 401, 409),
+    ...errorResponses(400, 401, 409, 413, 415),
   },
 });
 
