@@ -225,3 +225,132 @@ create or replace function tests.connected_event_ids(p_hub_id core.object_id)
 
 revoke execute on all functions in schema tests from public;
 grant execute on all functions in schema tests to anon, authenticated, service_role;
+
+-- ============================================================================================
+-- Checkout: collections, canonical requests and client secrets, arranged as the database owner
+-- ============================================================================================
+
+-- A collection of that owner on anvil's chain (31337), static at 1000 wei unless told otherwise;
+-- returns its id. The address is made from the id, so an owner can have any number of them; the
+-- verified owner address is recorded as given (the insert policy is tested on its own).
+create or replace function tests.create_collection(
+  p_owner_id                core.object_id,
+  p_pricing                 text default 'static',
+  p_mint_price              numeric default 1000,
+  p_chain_id                bigint default 31337,
+  p_provider_card_chain_ids bigint[] default '{}',
+  p_payment_token           text default null
+)
+  returns core.object_id
+  language plpgsql volatile security definer
+  set search_path = ''
+  as $$
+  declare
+    v_id core.object_id := core.new_object_id();
+  begin
+    insert into checkout.collections (id, owner_id, chain_id, address, pricing, mint_price, payment_token,
+                                      token_decimals, provider_card_chain_ids, verified_owner_address)
+    values (v_id, p_owner_id, p_chain_id, '0x' || lpad(v_id, 40, '0'), p_pricing,
+            case when p_pricing = 'static' then p_mint_price end, p_payment_token, 18,
+            p_provider_card_chain_ids, '0x00000000000000000000000000000000000000aa');
+    return v_id;
+  end
+  $$;
+
+-- A canonical checkout request as the gateway would build it (price in the smallest unit).
+create or replace function tests.checkout_request(
+  p_price      text default '1000',
+  p_webhook    text default 'https://store.example/webhooks',
+  p_item_name  text default 'Ticket #1'
+)
+  returns jsonb
+  language sql immutable
+  set search_path = ''
+  as $$
+    select pg_catalog.jsonb_build_object(
+      'items', pg_catalog.jsonb_build_array(pg_catalog.jsonb_build_object(
+        'name', p_item_name, 'description', 'One ticket', 'mintPrice', p_price,
+        'image', 'https://store.example/ticket.png', 'externalProductRef', 'sku-1', 'quantity', 1)),
+      'paymentMethods', pg_catalog.jsonb_build_array('crypto_wallet'),
+      'allowedOrigin', 'https://store.example',
+      'webhookUrl', p_webhook,
+      'expiresInSeconds', 3600,
+      'price', p_price)
+  $$;
+
+-- The request's fingerprint: SHA-256 of its canonical text (the gateway computes its own).
+create or replace function tests.checkout_fingerprint(p_request jsonb)
+  returns bytea
+  language sql immutable
+  set search_path = ''
+  as $$
+    select pg_catalog.sha256(pg_catalog.convert_to(p_request::text, 'UTF8'))
+  $$;
+
+-- What the gateway stores of a client secret: its SHA-256.
+create or replace function tests.client_secret_hash(p_secret text)
+  returns bytea
+  language sql immutable
+  set search_path = ''
+  as $$
+    select pg_catalog.sha256(pg_catalog.convert_to(p_secret, 'UTF8'))
+  $$;
+
+-- Creates a session through checkout.create_session as its owner would (authenticated), then
+-- returns to the database owner; returns the session id. The secret's "ciphertext" is its text.
+create or replace function tests.create_checkout_session(
+  p_owner_id      core.object_id,
+  p_collection_id core.object_id,
+  p_order_id      text,
+  p_secret        text,
+  p_expires_at    timestamptz default now() + interval '1 hour',
+  p_request       jsonb default tests.checkout_request()
+)
+  returns core.object_id
+  language plpgsql volatile
+  set search_path = ''
+  as $$
+  declare
+    v_id core.object_id;
+  begin
+    perform tests.authenticate_as(p_owner_id);
+    select s.id into v_id from checkout.create_session(
+      p_collection_id, p_order_id, tests.checkout_fingerprint(p_request), p_request,
+      tests.client_secret_hash(p_secret), pg_catalog.convert_to(p_secret, 'UTF8'), p_expires_at) s;
+    perform tests.clear_authentication();
+    return v_id;
+  end
+  $$;
+
+-- A transaction hash made from a number: '0x' and 64 hex digits.
+create or replace function tests.tx_hash(p_n integer)
+  returns text
+  language sql immutable
+  set search_path = ''
+  as $$
+    select '0x' || pg_catalog.lpad(pg_catalog.to_hex(p_n), 64, '0')
+  $$;
+
+-- Completes the session of that owner's order as the hosted page would (anon with the client
+-- secret 'secret-<n>' for order 'order-<n>'), with transaction tests.tx_hash(n) minting token n to
+-- a fixed payer for the default price; back to the database owner. Returns the session id.
+create or replace function tests.complete_checkout_order(p_owner_id core.object_id, p_n integer)
+  returns core.object_id
+  language plpgsql volatile
+  set search_path = ''
+  as $$
+  declare
+    v_id core.object_id;
+  begin
+    select s.id into v_id from checkout.sessions s
+      where s.owner_id = p_owner_id and s.external_order_id = 'order-' || p_n;
+    perform tests.authenticate_as_anon();
+    perform checkout.complete_session(v_id, tests.client_secret_hash('secret-' || p_n), tests.tx_hash(p_n),
+      '0x00000000000000000000000000000000000000b1', array[p_n::numeric], 1000, null, 10);
+    perform tests.clear_authentication();
+    return v_id;
+  end
+  $$;
+
+revoke execute on all functions in schema tests from public;
+grant execute on all functions in schema tests to anon, authenticated, service_role;
