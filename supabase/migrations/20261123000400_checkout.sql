@@ -78,7 +78,8 @@ create policy collections_select_owner on checkout.collections
   for select to authenticated
   using (owner_id = (select core.current_user_id()));
 -- The owner's own linked addresses are visible to them under core.crypto_addresses' RLS, so the
--- check needs no security definer helper. Chain ids there are decimal text.
+-- check needs no security definer helper. Chain ids there are decimal text. (The new row's columns
+-- are qualified: crypto_addresses has a chain_id of its own.)
 create policy collections_insert_owner on checkout.collections
   for insert to authenticated
   with check (
@@ -86,8 +87,8 @@ create policy collections_insert_owner on checkout.collections
     and exists (
       select from core.crypto_addresses a
       where a.user_id = (select core.current_user_id())
-        and a.chain_id = chain_id::text
-        and lower(a.address) = lower(verified_owner_address)
+        and a.chain_id = collections.chain_id::text
+        and lower(a.address) = lower(collections.verified_owner_address)
     )
   );
 create policy collections_update_owner on checkout.collections
