@@ -10,6 +10,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { chromium, type Browser, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CHROMIUM_ARGS, CHROMIUM_INSTALL, CHROMIUM_PATH } from "../../scripts/lib/chromium.ts";
@@ -87,7 +88,7 @@ function send(res: ServerResponse, status: number, type: string, body: string | 
 beforeAll(async () => {
   // The tests use the SDK exactly as its build script emits it, built into a directory of their own.
   buildDir = mkdtempSync(join(tmpdir(), "eventhub-sdk-"));
-  execFileSync(process.execPath, ["packages/sdk/scripts/build.mjs", "--out", buildDir], { stdio: "pipe" });
+  execFileSync(process.execPath, [fileURLToPath(new URL("../../packages/sdk/scripts/build.mjs", import.meta.url)), "--out", buildDir], { stdio: "pipe" });
 
   const storefrontPort = await serve("storefront", (req, res) => {
     const url = new URL(req.url ?? "/", "http://x");
@@ -148,12 +149,12 @@ function mount(p: Page, params: PaymentFrameParams): Promise<string> {
 
 const receivedFrom = (p: Page, origin: string, count: number) =>
   p
-    .waitForFunction(([origin, count]) => (window as Storefront).received.filter((r) => r.origin === origin).length >= count, [origin, count] as const, { timeout: 10_000 })
+    .waitForFunction(([origin, count]) => (window as Storefront).received.filter((r) => r.origin === origin).length >= count, [origin, count] as const, { timeout: 20_000 })
     .then(() => p.evaluate((origin) => (window as Storefront).received.filter((r) => r.origin === origin), origin));
 
 const params = (): PaymentFrameParams => ({ target: "checkout", checkoutId: CHECKOUT_ID, clientSecret: SECRET, checkoutOrigin: checkout });
 
-describe("@eventhub/sdk in Chromium", () => {
+describe("@eventhub/sdk in Chromium", { timeout: 60_000 }, () => {
   it("embeds the checkout: secret in the fragment only, origin-only referrer, messages checked by origin and kind", async () => {
     const { page: p, refused, errors } = await open("/shop/cart?order=42&coupon=private");
     const before = log.length;
