@@ -302,4 +302,33 @@ describe("dynamic price with the service's voucher", () => {
     await waitForTransactionReceipt(chain.publicClient, { hash: await mintWithVoucher(voucher, signature) });
     await expect(mintWithVoucher(voucher, signature)).rejects.toThrow(/CheckoutRefAlreadyUsed/);
   });
+
+  it("only the owner rotates the price signer, and the old signer's vouchers stop working", async () => {
+    const [, owner, payer, signer, stranger] = chain.anvil.accounts;
+    const domain = await readVoucherDomain(chain.publicClient, collection);
+    if (!domain.ok) throw new Error(domain.message);
+    const setPriceSigner = (from: typeof owner, signerAddress: Address) =>
+      chain.wallet(from!).writeContract({
+        address: collection,
+        abi: checkoutCollectionAbi,
+        functionName: "setPriceSigner",
+        args: [signerAddress],
+      });
+    await expect(setPriceSigner(stranger, stranger!.address)).rejects.toThrow(/OwnableUnauthorizedAccount/);
+    await waitForTransactionReceipt(chain.publicClient, { hash: await setPriceSigner(owner, stranger!.address) });
+
+    const voucher = await voucherFor(payer!.address, 1000n, 600n);
+    const mintWith = (signature: `0x${string}`) =>
+      chain.wallet(payer!).writeContract({
+        address: collection,
+        abi: checkoutCollectionAbi,
+        functionName: "mintWithVoucher",
+        args: [voucher.to, voucher.checkoutRef, voucher.price, voucher.deadline, signature],
+        value: voucher.price,
+      });
+    await expect(mintWith(await signMintVoucher(signer!, domain.value, voucher))).rejects.toThrow(/InvalidVoucherSigner/);
+    await waitForTransactionReceipt(chain.publicClient, {
+      hash: await mintWith(await signMintVoucher(stranger!, domain.value, voucher)),
+    });
+  });
 });
