@@ -78,6 +78,7 @@ describe("createPaymentFrame", () => {
     ["no target", { checkoutId, clientSecret }, /params\.target/],
     ["a short checkoutId", { ...good, checkoutId: "65a1f0c2" }, /params\.checkoutId must be .*24 hexadecimal/],
     ["a non-hex checkoutId", { ...good, checkoutId: "65a1f0c2b3d4e5f6a7b8c9zz" }, /params\.checkoutId/],
+    ["an upper-case checkoutId", { ...good, checkoutId: checkoutId.toUpperCase() }, /params\.checkoutId/],
     ["a path as checkoutId", { ...good, checkoutId: "../../admin/65a1f0c2b3d4" }, /params\.checkoutId/],
     ["an empty secret", { ...good, clientSecret: "" }, /params\.clientSecret must be/],
     ["a blank secret", { ...good, clientSecret: "  " }, /params\.clientSecret must be/],

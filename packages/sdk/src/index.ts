@@ -46,7 +46,7 @@ export type PaymentMessage = LoadedMessage | PaymentSuccessMessage | PaymentErro
 
 export type PaymentFrameParams = {
   target: PaymentTarget;
-  /** The session's `checkoutId` (24 hexadecimal characters), from your backend's create call. */
+  /** The session's `checkoutId` (24 lowercase hexadecimal characters), from your backend's create call. */
   checkoutId: string;
   /** The session's `clientSecret`. It goes into the URL fragment only, which browsers never send. */
   clientSecret: string;
@@ -60,7 +60,7 @@ export type CreatePaymentFrameOptions = {
   params: PaymentFrameParams;
 };
 
-const CHECKOUT_ID = /^[0-9a-f]{24}$/i;
+const CHECKOUT_ID = /^[0-9a-f]{24}$/; // the service's ObjectIDs (core.object_id)
 const LOOPBACK_HOSTS = new Set(["127.0.0.1", "localhost", "[::1]"]);
 const KNOWN_TYPES: ReadonlySet<unknown> = new Set(Object.values(PaymentEvent));
 
@@ -92,7 +92,7 @@ function checkParams(params: unknown): Required<PaymentFrameParams> {
   const p = params as Partial<PaymentFrameParams>;
   if (p.target !== PaymentTarget.Checkout) fail(`params.target must be PaymentTarget.Checkout ("checkout"), got ${JSON.stringify(p.target)}`);
   if (typeof p.checkoutId !== "string" || !CHECKOUT_ID.test(p.checkoutId)) {
-    fail(`params.checkoutId must be the session's checkoutId (24 hexadecimal characters), got ${JSON.stringify(p.checkoutId)}`);
+    fail(`params.checkoutId must be the session's checkoutId (24 hexadecimal characters, lowercase), got ${JSON.stringify(p.checkoutId)}`);
   }
   if (typeof p.clientSecret !== "string" || p.clientSecret.trim() === "") {
     fail("params.clientSecret must be the session's clientSecret (a non-empty string)");
