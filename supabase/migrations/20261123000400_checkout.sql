@@ -11,17 +11,21 @@
 --   store backend (API key, role `authenticated`): collections, create_session, own sessions, the
 --     delivery log, webhook secrets, requeue_webhook. RLS: owners see their own rows only.
 --   hosted checkout page (client secret, role `anon`): session_by_client_secret,
---     record_payment_attempt, complete_session. The page has no user, so these are security definer
---     functions that authenticate by the SHA-256 of the client secret together with the session id,
---     and return or change that one session only. anon holds no table privilege in this schema.
+--     record_payment_attempt, record_payment_transaction, complete_session. The page has no user,
+--     so these are security definer functions that authenticate by the SHA-256 of the client secret
+--     together with the session id, and return or change that one session only. anon holds no
+--     table privilege in this schema.
 --   background jobs (role `service_jobs`): expire_sessions (pg_cron, every minute) and the webhook
 --     dispatcher (claim_webhook_deliveries, record_webhook_attempt), security invoker under RLS
---     policies written for that role.
+--     policies written for that role; the reconciler's payment_attempts_to_reconcile and
+--     complete_session_as_job, security definer (they read and complete any owner's session).
 --
--- Errors (PostgREST style, mapped by the gateway): PT400 price_not_allowed,
--- payment_method_not_enabled, payment_mismatch; PT404 collection_not_found, checkout_not_found;
--- PT409 idempotency_conflict (detail {"differingFields": [...]}), checkout_not_payable (detail
--- {"status": ...}), transaction_already_used, checkout_not_completed, delivery_not_pending.
+-- Errors (PostgREST style, mapped by the gateway): PT400 validation_failed, price_not_allowed,
+-- payment_method_not_enabled, payment_mismatch; PT404 collection_not_found, checkout_not_found,
+-- payment_attempt_not_found, webhook_secret_not_found; PT409 idempotency_conflict (detail
+-- {"differingFields": [...]}), checkout_not_payable (detail {"status": ...}),
+-- transaction_already_used, checkout_not_completed (detail {"status": ...}),
+-- attempt_has_another_transaction, delivery_not_pending.
 --
 -- When a session is FAILED: only by an operator or a later job (a terminal server-side failure,
 -- SPEC 3); no function in this file moves a session there yet. FAILED is terminal: no payment
@@ -246,6 +250,9 @@ create function checkout.create_session(
         using errcode = 'PT404', hint = 'collection_not_found';
     end if;
 
+    if p_expires_at is null or p_expires_at <= now() then
+      raise exception 'expires_at must be in the future' using errcode = 'PT400', hint = 'validation_failed';
+    end if;
     if coalesce(p_request ->> 'price', '') !~ '^[0-9]{1,78}$' then
       raise exception 'request.price must be a decimal string of the amount in the token''s smallest unit'
         using errcode = 'PT400', hint = 'price_not_allowed';
@@ -592,9 +599,13 @@ create function checkout.record_payment_attempt(p_session_id core.object_id, p_c
 -- unchanged (the page may confirm twice); with another hash, or the hash completed another
 -- checkout: PT409 transaction_already_used. FAILED, or EXPIRED without such an attempt: PT409
 -- checkout_not_payable. Amount or token not what the session asks: PT400 payment_mismatch.
-create function checkout.complete_session(
-  p_session_id         core.object_id,
-  p_client_secret_hash bytea,
+--
+-- The work is checkout.complete_locked_session, on a session row its caller has locked; it is
+-- executable by no role. Two doors lead to it: complete_session (the hosted page, by client secret)
+-- and complete_session_as_job (the reconciler, as service_jobs, for a customer who paid and closed
+-- the page). Both only after the gateway verified the receipt.
+create function checkout.complete_locked_session(
+  p_session            checkout.sessions,
   p_tx_hash            text,
   p_payer              text,
   p_token_ids          numeric[],
@@ -607,7 +618,7 @@ create function checkout.complete_session(
   set search_path = ''
   as $$
   declare
-    v_session checkout.sessions := checkout.session_for_client_secret(p_session_id, p_client_secret_hash, true);
+    v_session checkout.sessions := p_session;
     v_status text := checkout.session_status(v_session);
     v_collection checkout.collections;
     v_tx_hash text := lower(p_tx_hash);
@@ -688,6 +699,130 @@ create function checkout.complete_session(
     return v_session;
   end
   $$;
+
+-- The hosted page's confirmation: the session of this id and client secret (PT404
+-- checkout_not_found otherwise), locked, then completed as above.
+create function checkout.complete_session(
+  p_session_id         core.object_id,
+  p_client_secret_hash bytea,
+  p_tx_hash            text,
+  p_payer              text,
+  p_token_ids          numeric[],
+  p_amount             numeric,
+  p_payment_token      text,
+  p_block_number       bigint
+)
+  returns checkout.sessions
+  language plpgsql volatile security definer
+  set search_path = ''
+  as $$
+  begin
+    return checkout.complete_locked_session(
+      checkout.session_for_client_secret(p_session_id, p_client_secret_hash, true),
+      p_tx_hash, p_payer, p_token_ids, p_amount, p_payment_token, p_block_number);
+  end
+  $$;
+
+-- The reconciler's completion (service_jobs): a customer paid and closed the page, and the job
+-- found the mint (an attempt's reported hash, or the collection's logs carrying the checkout
+-- reference) and verified its receipt like the page's confirmation does. Same rules; PT404
+-- checkout_not_found for an unknown id. Security definer like the page's door: completing writes
+-- the session, NFTs and outbox of any owner, which service_jobs holds no grant for.
+create function checkout.complete_session_as_job(
+  p_session_id         core.object_id,
+  p_tx_hash            text,
+  p_payer              text,
+  p_token_ids          numeric[],
+  p_amount             numeric,
+  p_payment_token      text,
+  p_block_number       bigint
+)
+  returns checkout.sessions
+  language plpgsql volatile security definer
+  set search_path = ''
+  as $$
+  declare
+    v_session checkout.sessions;
+  begin
+    select * into v_session from checkout.sessions s where s.id = p_session_id for update;
+    if v_session.id is null then
+      raise exception 'no such checkout' using errcode = 'PT404', hint = 'checkout_not_found';
+    end if;
+    return checkout.complete_locked_session(v_session, p_tx_hash, p_payer, p_token_ids, p_amount,
+                                            p_payment_token, p_block_number);
+  end
+  $$;
+
+-- The page reports the hash of the transaction it broadcast for an attempt, before it waits for the
+-- receipt: if the customer closes the page, the reconciler still knows where to look. Allowed
+-- whatever the session's state (the transaction was prepared while it was payable). PT404
+-- payment_attempt_not_found for another session's or an unknown attempt; PT409
+-- attempt_has_another_transaction when the attempt already carries a different hash.
+create function checkout.record_payment_transaction(
+  p_session_id         core.object_id,
+  p_client_secret_hash bytea,
+  p_attempt_id         core.object_id,
+  p_tx_hash            text
+)
+  returns checkout.payment_attempts
+  language plpgsql volatile security definer
+  set search_path = ''
+  as $$
+  declare
+    v_session checkout.sessions := checkout.session_for_client_secret(p_session_id, p_client_secret_hash, false);
+    v_attempt checkout.payment_attempts;
+  begin
+    select * into v_attempt from checkout.payment_attempts a
+      where a.id = p_attempt_id and a.session_id = v_session.id
+      for update;
+    if v_attempt.id is null then
+      raise exception 'no such payment attempt' using errcode = 'PT404', hint = 'payment_attempt_not_found';
+    end if;
+    if v_attempt.tx_hash is not null and v_attempt.tx_hash <> lower(p_tx_hash) then
+      raise exception 'this payment attempt already has another transaction'
+        using errcode = 'PT409', hint = 'attempt_has_another_transaction';
+    end if;
+    update checkout.payment_attempts a set tx_hash = lower(p_tx_hash) where a.id = v_attempt.id
+      returning * into v_attempt;
+    return v_attempt;
+  end
+  $$;
+
+-- The reconciler's work list (service_jobs): payment attempts of sessions that are neither
+-- COMPLETED nor FAILED, prepared before their session's expiry and in the last 3 days (about the
+-- webhook's retry horizon; older ones are left to an operator), oldest check first. With a hash:
+-- check its receipt; without: search the collection's logs for the checkout reference from
+-- prepared_at on. Security definer: it reads every owner's sessions, which service_jobs cannot.
+create function checkout.payment_attempts_to_reconcile(p_limit integer)
+  returns table (
+    attempt_id         core.object_id,
+    session_id         core.object_id,
+    payer_address      text,
+    chain_id           bigint,
+    tx_hash            text,
+    prepared_at        timestamptz,
+    collection_address text,
+    price              numeric,
+    payment_token      text
+  )
+  language plpgsql stable security definer
+  set search_path = ''
+  as $$
+  begin
+    return query
+      select a.id, a.session_id, a.payer_address, a.chain_id, a.tx_hash, a.prepared_at, c.address,
+             s.price::numeric, c.payment_token
+      from checkout.payment_attempts a
+      join checkout.sessions s on s.id = a.session_id
+      join checkout.collections c on c.id = s.collection_id
+      where s.status in ('PENDING', 'EXPIRED')
+        and a.prepared_at < s.expires_at
+        and a.prepared_at > now() - interval '3 days'
+      order by a.prepared_at
+      limit least(greatest(coalesce(p_limit, 1), 1), 1000);
+  end
+  $$;
+create index payment_attempts_prepared_at_idx on checkout.payment_attempts (prepared_at);
 
 -- ============================================================================================
 -- The store's retry: another delivery of the same event
@@ -891,10 +1026,13 @@ grant execute on function checkout.requeue_webhook(core.object_id) to authentica
 grant execute on function checkout.session_by_client_secret(core.object_id, bytea) to anon;
 grant execute on function checkout.record_payment_attempt(core.object_id, bytea, text) to anon;
 grant execute on function checkout.complete_session(core.object_id, bytea, text, text, numeric[], numeric, text, bigint) to anon;
+grant execute on function checkout.record_payment_transaction(core.object_id, bytea, core.object_id, text) to anon;
 -- The jobs.
 grant execute on function checkout.expire_sessions() to service_jobs;
 grant execute on function checkout.claim_webhook_deliveries(integer, integer) to service_jobs;
 grant execute on function checkout.record_webhook_attempt(core.object_id, integer, text, timestamptz) to service_jobs;
+grant execute on function checkout.payment_attempts_to_reconcile(integer) to service_jobs;
+grant execute on function checkout.complete_session_as_job(core.object_id, text, text, numeric[], numeric, text, bigint) to service_jobs;
 
 -- Every minute (pg_cron's finest): the stored state lags the clock by at most a minute, reads never.
 select core.schedule_job('expire_checkout_sessions', '* * * * *', 'checkout.expire_sessions');

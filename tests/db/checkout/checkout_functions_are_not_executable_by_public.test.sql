@@ -1,7 +1,7 @@
 -- Deny by default: no checkout function is executable by PUBLIC; anon (the hosted page) may run
 -- only the three client-secret functions; authenticated (the store) exactly its own.
 begin;
-select plan(7);
+select plan(8);
 
 select is_empty(
   $$
@@ -26,7 +26,8 @@ select set_eq(
   array[
     'checkout.session_by_client_secret(core.object_id,bytea)',
     'checkout.record_payment_attempt(core.object_id,bytea,text)',
-    'checkout.complete_session(core.object_id,bytea,text,text,numeric[],numeric,text,bigint)'
+    'checkout.complete_session(core.object_id,bytea,text,text,numeric[],numeric,text,bigint)',
+    'checkout.record_payment_transaction(core.object_id,bytea,core.object_id,text)'
   ],
   'anon may execute only the client-secret functions'
 );
@@ -55,6 +56,16 @@ select is_empty(
       and not coalesce(p.proconfig @> array['search_path=""'], false)
   $$,
   'every security definer function pins an empty search_path'
+);
+
+select is_empty(
+  $$
+    select p.oid::regprocedure::text from pg_proc p join pg_namespace n on n.oid = p.pronamespace
+    where n.nspname = 'checkout' and p.proname in ('complete_locked_session', 'session_for_client_secret')
+      and (has_function_privilege('anon', p.oid, 'execute') or has_function_privilege('authenticated', p.oid, 'execute')
+        or has_function_privilege('service_jobs', p.oid, 'execute') or has_function_privilege('service_role', p.oid, 'execute'))
+  $$,
+  'the internals behind the doors (complete_locked_session, session_for_client_secret) are nobody''s'
 );
 
 select is_empty(

@@ -1,6 +1,7 @@
 -- service_jobs in the checkout schema: exactly what expire_sessions and the webhook dispatcher
 -- (claim_webhook_deliveries, record_webhook_attempt) need, and policies that keep even its own
--- statements to those rows. (tests/db/core/ lists its grants in core.)
+-- statements to those rows; the reconciler's two functions are security definer and need no table
+-- grant. (tests/db/core/ lists its grants in core.)
 begin;
 select plan(7);
 
@@ -72,10 +73,12 @@ select results_eq(
   $$,
   $$values
     ('checkout.claim_webhook_deliveries(integer,integer)'),
+    ('checkout.complete_session_as_job(core.object_id,text,text,numeric[],numeric,text,bigint)'),
     ('checkout.expire_sessions()'),
+    ('checkout.payment_attempts_to_reconcile(integer)'),
     ('checkout.record_webhook_attempt(core.object_id,integer,text,timestamp with time zone)')
   $$,
-  'functions: the expiry job and the dispatcher''s two'
+  'functions: the expiry job, the dispatcher''s two and the reconciler''s two'
 );
 
 -- In practice: no client secret, no payload writes, no session but expired ones.
