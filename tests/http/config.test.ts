@@ -8,7 +8,8 @@ describe("configuration", () => {
   it("refuses the benchmark routes in production, and allows them elsewhere", () => {
     expect(() => loadConfig({ GATEWAY_DATABASE_URL, APP_ENV: "production", ENABLE_BENCH_ROUTES: "true" })).toThrow(/ENABLE_BENCH_ROUTES/);
     expect(loadConfig({ GATEWAY_DATABASE_URL, APP_ENV: "development", ENABLE_BENCH_ROUTES: "true" }).ENABLE_BENCH_ROUTES).toBe(true);
-    expect(loadConfig({ GATEWAY_DATABASE_URL, APP_ENV: "production" }).ENABLE_BENCH_ROUTES).toBe(false);
+    const SECRETS_ENCRYPTION_KEY = Buffer.alloc(32, 7).toString("base64");
+    expect(loadConfig({ GATEWAY_DATABASE_URL, APP_ENV: "production", SECRETS_ENCRYPTION_KEY }).ENABLE_BENCH_ROUTES).toBe(false);
   });
 
   it("keeps PUBLIC_API_ROOT without a trailing slash, so links append /api/... cleanly", () => {

@@ -59,7 +59,8 @@ export interface TestContext {
 export async function createTestContext(env: Environment = {}): Promise<TestContext> {
   const database = await cloneTemplateDatabase();
   const config = loadConfig({
-    GATEWAY_DATABASE_URL: gatewayUrl(database.url), APP_ENV: "test", JWT_SECRET: TEST_JWT_SECRET, DB_POOL_MAX: "5", ...env,
+    GATEWAY_DATABASE_URL: gatewayUrl(database.url), APP_ENV: "test", JWT_SECRET: TEST_JWT_SECRET, DB_POOL_MAX: "5",
+    SECRETS_ENCRYPTION_KEY: randomBytes(32).toString("base64"), ...env,
   });
   const db = new Database(
     connect(config.GATEWAY_DATABASE_URL, { max: config.DB_POOL_MAX, prepare: true }),

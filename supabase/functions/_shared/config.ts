@@ -7,6 +7,26 @@ const commaList = z
 
 const optionalUrl = z.string().url().optional();
 
+const evmChainsSchema = z.array(z.object({
+  chainId: z.number().int().positive(),
+  rpcUrl: z.string().url(),
+  confirmations: z.number().int().min(0).max(1000).default(1),
+}).strict());
+
+function safeJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Outside production, without SECRETS_ENCRYPTION_KEY, secrets are sealed with this published key, so
+ * `npm start` and the tests need no setup; production refuses to start without a key of its own.
+ */
+export const DEVELOPMENT_ENCRYPTION_KEY = "ZGV2ZWxvcG1lbnQta2V5LW5vdC1mb3ItcHJvZHVjdGk=";
+
 /** Every environment variable the service reads. README.md lists the same set. */
 const configSchema = z.object({
   // The service's own connection: the `api_gateway` login role, which cannot bypass RLS and can
@@ -37,7 +57,25 @@ const configSchema = z.object({
   // response. 0 serves with Deno.serve alone: no such timeout, and no relay in front (see runtime.ts).
   HEADER_TIMEOUT_MS: z.coerce.number().int().refine((ms) => ms === 0 || (ms >= 100 && ms <= 600_000), "0, or 100 to 600000")
     .default(10_000),
+  // Checkout (issue 8). 32 random bytes, base64: seals client and webhook secrets (crypto/secret-box.ts).
+  SECRETS_ENCRYPTION_KEY: z.string().regex(/^[A-Za-z0-9+/]{43}=$/, "32 bytes, base64").optional(),
+  // Where the hosted checkout page is served; the gateway serves it at the API root by default.
+  CHECKOUT_UI_URL: z.string().url().optional().transform((url) => url?.replace(/\/+$/, "")),
+  // The EVM chains the service reads: [{"chainId": 8453, "rpcUrl": "https://...", "confirmations": 3}].
+  EVM_CHAINS: z.string().default("[]").transform((text, ctx) => {
+    const parsed = evmChainsSchema.safeParse(safeJson(text));
+    if (!parsed.success) {
+      ctx.addIssue({ code: "custom", message: `a JSON array of {chainId, rpcUrl, confirmations}: ${parsed.error.issues[0]?.message}` });
+      return z.NEVER;
+    }
+    return parsed.data;
+  }),
+  // The service's key (0x + 64 hex) that signs dynamic-price mint vouchers; never logged.
+  SERVICE_SIGNER_PRIVATE_KEY: z.string().regex(/^0x[0-9a-fA-F]{64}$/, "0x and 64 hex digits").optional(),
 }).superRefine((config, ctx) => {
+  if (config.APP_ENV === "production" && !config.SECRETS_ENCRYPTION_KEY) {
+    ctx.addIssue({ code: "custom", path: ["SECRETS_ENCRYPTION_KEY"], message: "required in production" });
+  }
   if (config.APP_ENV === "production" && config.ENABLE_BENCH_ROUTES) {
     ctx.addIssue({ code: "custom", path: ["ENABLE_BENCH_ROUTES"], message: "the benchmark routes are never served in production" });
   }
