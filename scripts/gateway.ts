@@ -5,6 +5,7 @@ import { createApiApp } from "../supabase/functions/api/app.ts";
 import type { Environment } from "../supabase/functions/_shared/platform/runtime.ts";
 import { serve } from "../supabase/functions/_shared/platform/runtime.ts";
 import { servicesFromEnvironment } from "../supabase/functions/_shared/services.ts";
+import { createWebhookDispatcher } from "../supabase/functions/_shared/webhooks/dispatcher.ts";
 
 type Fetch = (request: Request) => Response | Promise<Response>;
 
@@ -28,10 +29,14 @@ export async function startGateway(env: Environment): Promise<{ url: string; sto
   const port = Number(env.PORT ?? 54321);
   const headerTimeoutMs = services.config.HEADER_TIMEOUT_MS || undefined;
   const server = await serve(createGateway({ api }, api), { hostname, port, headerTimeoutMs });
+  // The gateway is the process that stays up locally, so it drains the webhook outbox too.
+  const webhooks = services.config.WEBHOOK_DISPATCH ? createWebhookDispatcher(services) : undefined;
+  await webhooks?.start();
   return {
     url: `http://${hostname}:${port}`,
     stop: async () => {
       await server.shutdown();
+      await webhooks?.stop(); // before the pool closes: deliveries in flight still record their attempt
       await services.db.close();
     },
   };

@@ -72,6 +72,10 @@ const configSchema = z.object({
   }),
   // The service's key (0x + 64 hex) that signs dynamic-price mint vouchers; never logged.
   SERVICE_SIGNER_PRIVATE_KEY: z.string().regex(/^0x[0-9a-fA-F]{64}$/, "0x and 64 hex digits").optional(),
+  // The local gateway (scripts/gateway.ts) only: run the checkout webhook dispatcher in-process
+  // (LISTEN/NOTIFY plus a sweep). On by default so `npm start` delivers webhooks; turn it off where
+  // another process or pg_cron drains the outbox (replicas may also all keep it on: claims are exclusive).
+  WEBHOOK_DISPATCH: z.enum(["true", "false"]).default("true").transform((v) => v === "true"),
 }).superRefine((config, ctx) => {
   if (config.APP_ENV === "production" && !config.SECRETS_ENCRYPTION_KEY) {
     ctx.addIssue({ code: "custom", path: ["SECRETS_ENCRYPTION_KEY"], message: "required in production" });

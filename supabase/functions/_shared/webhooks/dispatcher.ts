@@ -1,0 +1,306 @@
+// The `checkout.completed` webhook dispatcher (SPEC 6.1, DESIGN "Background work"). The outbox is
+// checkout.webhook_deliveries, written in the transaction that completes a checkout. A dispatcher
+// claims due rows as `service_jobs` (checkout.claim_webhook_deliveries: FOR UPDATE SKIP LOCKED and
+// a lease, so any number of replicas can drain together and each claimed delivery goes to one of
+// them), POSTs each one, and records every attempt (checkout.record_webhook_attempt): 2xx
+// delivered, 410 stopped, anything else tried again later (retry-schedule.ts) until it gives up.
+//
+// Deliveries are sent in parallel (up to `concurrency`), each with its own deadline, so a slow or
+// dead receiver costs only its own slot. Redirects are never followed (a 3xx is a failed attempt):
+// a store's URL must not lead the service anywhere else.
+//
+// In production the connection may reach only public addresses (address-policy.ts). The check runs
+// inside the connection's own DNS lookup (the `lookup` option of node:http), so the address checked
+// is the address connected to: a DNS answer that changes between a check and the connection (DNS
+// rebinding) cannot slip a private address through. That is why this module sends with
+// node:http(s) rather than fetch, which has no such hook (Deno and Node both honour `lookup`).
+//
+// Nothing here logs a secret or a body: attempts record the status code or a transport error only.
+import { lookup as dnsLookup, type LookupAddress } from "node:dns";
+import http from "node:http";
+import https from "node:https";
+import { isIP } from "node:net";
+import postgres from "postgres";
+import { DEVELOPMENT_ENCRYPTION_KEY, type Config } from "../config.ts";
+import { SecretBox } from "../crypto/secret-box.ts";
+import type { Database, Tx } from "../db/database.ts";
+import { refusedAddressReason } from "./address-policy.ts";
+import { nextAttemptAt } from "./retry-schedule.ts";
+import { signWebhook } from "./signing.ts";
+
+export const WEBHOOK_CHANNEL = "checkout_webhooks";
+export const WEBHOOK_USER_AGENT = "events-service-webhooks/1";
+
+/**
+ * The associated data a webhook secret is sealed under (SecretBox): the row it belongs to, so a
+ * ciphertext copied to another owner's or another URL's row does not open. The code that creates
+ * secrets (POST /checkout/sessions, rotation) must seal with exactly this.
+ */
+export function webhookSecretAssociatedData(ownerId: string, webhookUrl: string): string {
+  return `webhook-secret:${ownerId}:${webhookUrl}`;
+}
+
+export interface WebhookDispatcherOptions {
+  db: Database;
+  config: Pick<Config, "APP_ENV" | "SECRETS_ENCRYPTION_KEY">;
+  /** The clock for signatures and the retry schedule. */
+  now?: () => Date;
+  /** Per-delivery deadline for the response head, DNS and connecting included. */
+  timeoutMs?: number;
+  /** Deliveries in flight at once, per dispatcher. */
+  concurrency?: number;
+  /** How often the running loop looks for due retries and notifications it missed. */
+  sweepMs?: number;
+}
+
+export interface WebhookDispatcher {
+  /** Claims up to `limit` due deliveries, sends them and records the attempts; resolves with how many it claimed. */
+  drainOnce(limit?: number): Promise<number>;
+  /** Keeps draining: woken by NOTIFY on checkout_webhooks, and every `sweepMs`. */
+  start(): Promise<void>;
+  /** Stops claiming and waits for the deliveries in flight to be recorded. */
+  stop(): Promise<void>;
+}
+
+interface ClaimedDelivery {
+  delivery_id: string;
+  event_id: string;
+  webhook_url: string;
+  /** The payload as jsonb's text: the same bytes on every attempt. */
+  body: string;
+  attempts: number;
+  secret_ciphertext: Uint8Array | null;
+  previous_secret_ciphertext: Uint8Array | null;
+  owner_id: string;
+  created_at: Date;
+}
+
+type SendOutcome = { status: number; retryAfter: string | null } | { error: string };
+
+export function createWebhookDispatcher(options: WebhookDispatcherOptions): WebhookDispatcher {
+  const { db, config } = options;
+  const now = options.now ?? (() => new Date());
+  const timeoutMs = options.timeoutMs ?? 15_000;
+  const concurrency = options.concurrency ?? 16;
+  const sweepMs = options.sweepMs ?? 5000;
+  const production = config.APP_ENV === "production";
+  const secretBox = SecretBox.fromBase64(config.SECRETS_ENCRYPTION_KEY ?? DEVELOPMENT_ENCRYPTION_KEY);
+
+  /** Runs `work` as service_jobs, the role the dispatcher's SQL functions and policies are written for. */
+  function asServiceJobs<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
+    // Database.transaction's ClaimsScope does not name service_jobs; api_gateway may switch to it.
+    return db.sql.begin(async (tx) => {
+      await tx`select set_config('role', 'service_jobs', true)`;
+      return work(tx as unknown as Tx);
+    }) as Promise<T>;
+  }
+
+  async function claim(limit: number): Promise<ClaimedDelivery[]> {
+    // The lease must outlast the batch: `concurrency` at a time, each bounded by the deadline, plus
+    // time to record. A lease that ran out would let another replica send the same delivery again.
+    const leaseSeconds = Math.ceil(limit / concurrency) * Math.ceil(timeoutMs / 1000) + 30;
+    return asServiceJobs(async (tx) => {
+      const claimed = await tx<Omit<ClaimedDelivery, "owner_id" | "created_at">[]>`
+        select delivery_id, event_id, webhook_url, payload::text as body, attempts,
+               secret_ciphertext, previous_secret_ciphertext
+        from checkout.claim_webhook_deliveries(${limit}, ${leaseSeconds})`;
+      if (claimed.length === 0) return [];
+      // The claim does not return these: the owner names the secret's associated data, the
+      // queueing time starts the retry horizon.
+      const rows = await tx<{ id: string; owner_id: string; created_at: Date }[]>`
+        select id, owner_id, created_at from checkout.webhook_deliveries
+        where id = any(${claimed.map((d) => d.delivery_id)}::text[])`;
+      const byId = new Map(rows.map((r) => [r.id, r]));
+      return claimed.map((d) => ({ ...d, owner_id: byId.get(d.delivery_id)!.owner_id, created_at: byId.get(d.delivery_id)!.created_at }));
+    });
+  }
+
+  async function record(delivery: ClaimedDelivery, statusCode: number | null, error: string | null, next: Date | null): Promise<void> {
+    try {
+      await asServiceJobs((tx) => tx`select checkout.record_webhook_attempt(${delivery.delivery_id}, ${statusCode}, ${error}, ${next})`);
+    } catch (failure) {
+      // Our lease ran out and another dispatcher already settled the delivery: its record stands.
+      if (failure instanceof postgres.PostgresError && failure.hint === "delivery_not_pending") return;
+      throw failure;
+    }
+  }
+
+  async function secretsOf(delivery: ClaimedDelivery): Promise<string[]> {
+    const associated = webhookSecretAssociatedData(delivery.owner_id, delivery.webhook_url);
+    const boxes = [delivery.secret_ciphertext, delivery.previous_secret_ciphertext].filter((b): b is Uint8Array => b !== null);
+    const box = await secretBox;
+    return Promise.all(boxes.map((b) => box.open(b, associated)));
+  }
+
+  /** One attempt of one delivery, recorded whatever happens. */
+  async function deliver(delivery: ClaimedDelivery): Promise<void> {
+    const retry = (retryAfter: string | null = null) =>
+      nextAttemptAt({ previousAttempts: delivery.attempts, queuedAt: delivery.created_at, now: now(), retryAfter });
+    const url = new URL(delivery.webhook_url);
+    if (production && url.protocol !== "https:") {
+      // Will never change for this delivery: give up at once.
+      return record(delivery, null, "production delivers to https URLs only", null);
+    }
+    let secrets: string[];
+    try {
+      secrets = await secretsOf(delivery);
+    } catch {
+      // A key mix-up an operator can fix (SECRETS_ENCRYPTION_KEY): keep the delivery alive.
+      return record(delivery, null, "the webhook secret cannot be decrypted", retry());
+    }
+    if (secrets.length === 0) return record(delivery, null, "no webhook secret for this owner and URL", retry());
+
+    const signed = await signWebhook({ body: delivery.body, secret: secrets, eventId: delivery.event_id, timestamp: now() });
+    const outcome = await send(url, delivery.body, {
+      ...signed,
+      "content-type": "application/json",
+      "user-agent": WEBHOOK_USER_AGENT,
+    }, { timeoutMs, publicOnly: production });
+
+    if ("error" in outcome) return record(delivery, null, outcome.error, retry());
+    const { status } = outcome;
+    if ((status >= 200 && status <= 299) || status === 410) return record(delivery, status, null, null);
+    const error = status >= 300 && status <= 399 ? `HTTP ${status}: redirects are not followed` : `HTTP ${status}`;
+    return record(delivery, status, error, retry(outcome.retryAfter));
+  }
+
+  /** Runs `deliveries` at most `concurrency` at a time; one failing to record does not stop the others. */
+  async function deliverAll(deliveries: ClaimedDelivery[]): Promise<void> {
+    const queue = [...deliveries];
+    const worker = async () => {
+      for (let d = queue.shift(); d; d = queue.shift()) await deliver(d).catch(reportLoopError);
+    };
+    await Promise.all(Array.from({ length: Math.min(concurrency, queue.length) }, worker));
+  }
+
+  // The running loop keeps up to `concurrency` deliveries in flight and claims as slots free up,
+  // rather than batch by batch: a slow receiver holds its own slot, never the next claim.
+  let stopped = true;
+  let pumping: Promise<void> | null = null;
+  let wanted = false;
+  let backlog = false;
+  const inFlight = new Set<Promise<void>>();
+  let sweep: ReturnType<typeof setInterval> | undefined;
+  let listener: { unlisten(): Promise<void> } | undefined;
+
+  function wake(): void {
+    if (stopped) return;
+    wanted = true;
+    pumping ??= pump().finally(() => (pumping = null));
+  }
+
+  async function pump(): Promise<void> {
+    while (wanted && !stopped) {
+      wanted = false;
+      const free = concurrency - inFlight.size;
+      if (free <= 0) return; // a finishing delivery wakes the loop again
+      let claimed: ClaimedDelivery[];
+      try {
+        claimed = await claim(free);
+      } catch (error) {
+        reportLoopError(error); // the database is away: the sweep tries again
+        return;
+      }
+      backlog = claimed.length === free;
+      for (const delivery of claimed) {
+        const running: Promise<void> = deliver(delivery).catch(reportLoopError).finally(() => {
+          inFlight.delete(running);
+          if (backlog) wake();
+        });
+        inFlight.add(running);
+      }
+      if (backlog) wanted = true;
+    }
+  }
+
+  return {
+    async drainOnce(limit = 100) {
+      const claimed = await claim(limit);
+      await deliverAll(claimed);
+      return claimed.length;
+    },
+    async start() {
+      if (!stopped) return;
+      stopped = false;
+      // onlisten runs on every (re)connection of the listening connection: notifications sent while
+      // it was down are lost, so drain then too.
+      listener = await db.sql.listen(WEBHOOK_CHANNEL, () => wake(), () => wake());
+      sweep = setInterval(wake, sweepMs);
+      wake();
+    },
+    async stop() {
+      if (stopped) return;
+      stopped = true;
+      clearInterval(sweep);
+      await listener?.unlisten().catch(reportLoopError);
+      listener = undefined;
+      await pumping;
+      // Recording what was sent spares the receivers a duplicate when the lease runs out.
+      await Promise.all(inFlight);
+    },
+  };
+}
+
+function reportLoopError(error: unknown): void {
+  // The message only: a driver error can carry a statement's parameters, and those hold bodies.
+  console.error("[webhooks] dispatch failed:", error instanceof Error ? error.message : String(error));
+}
+
+/**
+ * POSTs `body`; resolves with the response's status (its body is discarded) or a transport error.
+ * With `publicOnly`, every address the host resolves to must pass address-policy.ts, checked in the
+ * connection's own lookup.
+ */
+function send(
+  url: URL,
+  body: string,
+  headers: Record<string, string>,
+  { timeoutMs, publicOnly }: { timeoutMs: number; publicOnly: boolean },
+): Promise<SendOutcome> {
+  const hostname = url.hostname.replace(/^\[(.*)\]$/, "$1");
+  if (publicOnly && isIP(hostname)) {
+    // An address literal is never looked up, so the lookup below would not see it.
+    const reason = refusedAddressReason(hostname);
+    if (reason) return Promise.resolve({ error: `refused ${hostname}: ${reason}` });
+  }
+  return new Promise((resolve) => {
+    const request = (url.protocol === "https:" ? https : http).request({
+      protocol: url.protocol,
+      hostname,
+      port: url.port || undefined,
+      path: `${url.pathname}${url.search}`,
+      method: "POST",
+      headers: { ...headers, "content-length": String(new TextEncoder().encode(body).byteLength) },
+      agent: false, // one connection per attempt: nothing pooled across receivers or addresses
+      lookup: publicOnly ? checkedLookup : undefined,
+    });
+    const deadline = setTimeout(() => request.destroy(new Error(`no response within ${timeoutMs} ms`)), timeoutMs);
+    request.on("response", (response) => {
+      const retryAfter = response.headers["retry-after"];
+      resolve({ status: response.statusCode ?? 0, retryAfter: typeof retryAfter === "string" ? retryAfter : null });
+      response.on("close", () => clearTimeout(deadline));
+      response.resume();
+    });
+    request.on("error", (error) => {
+      clearTimeout(deadline);
+      resolve({ error: error.message });
+    });
+    request.end(body);
+  });
+}
+
+type LookupCallback = (error: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
+
+/** node:net's lookup hook: resolves every address, refuses the host when any of them is not public. */
+function checkedLookup(hostname: string, options: { all?: boolean }, callback: LookupCallback): void {
+  dnsLookup(hostname, { all: true }, (error, addresses) => {
+    if (error) return callback(error, []);
+    for (const { address } of addresses) {
+      const reason = refusedAddressReason(address);
+      if (reason) return callback(Object.assign(new Error(`refused ${hostname} (${address}): ${reason}`), { code: "EREFUSEDADDRESS" }), []);
+    }
+    if (addresses.length === 0) return callback(Object.assign(new Error(`${hostname} has no address`), { code: "ENOTFOUND" }), []);
+    if (options.all) return callback(null, addresses);
+    callback(null, addresses[0]!.address, addresses[0]!.family);
+  });
+}
