@@ -1,5 +1,7 @@
 import { createBaseApp } from "../_shared/http/app.ts";
 import type { AppServices } from "../_shared/http/context.ts";
+import { checkoutRouter } from "./checkout/handlers.ts";
+import { collectionsRouter } from "./collections/handlers.ts";
 import { registerDocs } from "./docs/handlers.ts";
 import { eventsRouter } from "./events/handlers.ts";
 import { healthRouter } from "./health/handlers.ts";
@@ -17,6 +19,8 @@ export function createApiApp(services: AppServices) {
   app.route("/", eventsRouter);
   app.route("/", hubsRouter);
   app.route("/", venuesRouter);
+  app.route("/", collectionsRouter);
+  app.route("/", checkoutRouter);
   if (services.config.ENABLE_BENCH_ROUTES) {
     // The baseline of scripts/bench: one `select 1` through the same pool, nothing else.
     app.get("/bench/select-1", async (c) => c.json(await c.get("db").sql`select 1 as one`));

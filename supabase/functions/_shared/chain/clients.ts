@@ -1,0 +1,37 @@
+// viem public clients for the EVM chains the service is configured with (EVM_CHAINS). One client per
+// chain and configuration, so requests share its HTTP connections and viem's caches.
+import { createPublicClient, http } from "viem";
+import type { Config } from "../config.ts";
+import { ApiError } from "../http/errors.ts";
+
+export type ChainClient = ReturnType<typeof createPublicClient>;
+
+// A local chain (anvil) mines at once: viem's default polling (4 s) would make every wait take
+// seconds (DESIGN, Known facts). Remote chains keep viem's default, sized for real block times.
+const LOOPBACK_POLLING_INTERVAL_MS = 50;
+const LOOPBACK_HOST = /^(localhost|127(\.\d{1,3}){3}|\[::1\])$/;
+
+const clientsByConfig = new WeakMap<Config, Map<number, ChainClient>>();
+
+/** The public client of `chainId`, or 400 `chain_not_supported` naming the configured chain ids. */
+export function publicClientFor(config: Config, chainId: number): ChainClient {
+  let clients = clientsByConfig.get(config);
+  if (!clients) clientsByConfig.set(config, clients = new Map());
+  const cached = clients.get(chainId);
+  if (cached) return cached;
+
+  const chain = config.EVM_CHAINS.find((c) => c.chainId === chainId);
+  if (!chain) {
+    const supportedChainIds = config.EVM_CHAINS.map((c) => c.chainId);
+    throw new ApiError(400, "chain_not_supported",
+      `Chain ${chainId} is not supported here; supported chain ids: ${supportedChainIds.join(", ") || "none"}.`,
+      { chainId, supportedChainIds });
+  }
+  const loopback = LOOPBACK_HOST.test(new URL(chain.rpcUrl).hostname);
+  const client = createPublicClient({
+    transport: http(chain.rpcUrl),
+    ...(loopback ? { pollingInterval: LOOPBACK_POLLING_INTERVAL_MS } : {}),
+  });
+  clients.set(chainId, client);
+  return client;
+}

@@ -1,0 +1,259 @@
+import type { RouteHandler, z } from "@hono/zod-openapi";
+import { scopeOf } from "../../_shared/auth/principal.ts";
+import { DEVELOPMENT_ENCRYPTION_KEY, type Config } from "../../_shared/config.ts";
+import { SecretBox } from "../../_shared/crypto/secret-box.ts";
+import type { ClaimsScope } from "../../_shared/db/database.ts";
+import { createRouter } from "../../_shared/http/app.ts";
+import type { AppEnv } from "../../_shared/http/context.ts";
+import { ApiError } from "../../_shared/http/errors.ts";
+import * as routes from "./routes.ts";
+
+type CreateRequest = z.infer<typeof routes.CreateCheckoutSessionSchema>;
+type CheckoutSession = z.infer<typeof routes.CheckoutSessionSchema>;
+type ClientCheckoutSession = z.infer<typeof routes.ClientCheckoutSessionSchema>;
+type WebhookDelivery = z.infer<typeof routes.WebhookDeliverySchema>;
+
+// ---- Secrets ----
+
+const boxes = new WeakMap<Config, Promise<SecretBox>>();
+
+/** The configuration's SecretBox (importing the key once). */
+function secretBoxOf(config: Config): Promise<SecretBox> {
+  let box = boxes.get(config);
+  if (!box) boxes.set(config, box = SecretBox.fromBase64(config.SECRETS_ENCRYPTION_KEY ?? DEVELOPMENT_ENCRYPTION_KEY));
+  return box;
+}
+
+/**
+ * What a box is bound to (SecretBox's associated data): the row it is stored in, by that row's
+ * unique key, so a box copied to another row does not open. A session's id is not known before
+ * its insert, so its client secret is bound to (owner, externalOrderId), the session's other unique
+ * key. A webhook secret is bound to its primary key (owner, webhook URL): the dispatcher opens it
+ * with the same function.
+ */
+export const sealedFor = {
+  clientSecret: (ownerId: string, externalOrderId: string) => `checkout-client-secret:${ownerId}:${externalOrderId}`,
+  webhookSecret: (ownerId: string, webhookUrl: string) => `${ownerId}:${webhookUrl}`,
+};
+
+const base64url = (bytes: Uint8Array) => btoa(String.fromCharCode(...bytes)).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+const randomBytes = (count: number) => crypto.getRandomValues(new Uint8Array(count));
+const sha256 = async (text: string) => new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text)));
+
+/** `cs_` + 32 random bytes, base64url: safe in a URL fragment and a header. */
+const newClientSecret = () => `cs_${base64url(randomBytes(32))}`;
+/** Standard Webhooks' form (`whsec_` + the base64 key), so its libraries verify our signatures as they are. */
+const newWebhookSecret = () => `whsec_${btoa(String.fromCharCode(...randomBytes(32)))}`;
+
+// ---- Creating a session ----
+
+/** JSON with object keys sorted at every level: equal requests give equal text, whatever the key order sent. */
+function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
+  if (value && typeof value === "object") {
+    const entries = Object.entries(value).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(",")}}`;
+  }
+  return JSON.stringify(value);
+}
+
+/**
+ * The checkout data an order's idempotency compares (checkout.sessions.request): the validated
+ * request with defaults applied, the price as a decimal string (1000 and "1000" are one price),
+ * payment methods as a set, and `price`, what create_session checks and charges.
+ */
+function canonicalRequest(input: CreateRequest) {
+  const items = input.items.map((item) => ({ ...item, mintPrice: String(item.mintPrice) }));
+  return {
+    items,
+    paymentMethods: [...input.paymentMethods].sort(),
+    allowedOrigin: input.allowedOrigin,
+    webhookUrl: input.webhookUrl,
+    expiresInSeconds: input.expiresInSeconds,
+    price: items[0]!.mintPrice,
+  };
+}
+
+/** Production refuses plain http and webhook targets inside a private network (written literally; see routes.ts). */
+function checkEndpointsForProduction(config: Config, input: CreateRequest): void {
+  if (config.APP_ENV !== "production") return;
+  if (!input.allowedOrigin.startsWith("https:")) {
+    throw new ApiError(400, "invalid_allowed_origin", "allowedOrigin must be an https origin.");
+  }
+  const webhook = new URL(input.webhookUrl);
+  if (webhook.protocol !== "https:" || routes.isInternalHost(webhook.hostname)) {
+    throw new ApiError(400, "invalid_webhook_url", "webhookUrl must be an https URL of a public host, not a loopback or private-network address.");
+  }
+}
+
+interface CreatedSessionRow {
+  id: string;
+  owner_id: string;
+  client_secret_ciphertext: Uint8Array;
+  status: CheckoutSession["status"];
+  expires_at: Date;
+  created: boolean;
+}
+
+export const createCheckoutSession: RouteHandler<typeof routes.createCheckoutSession, AppEnv> = async (c) => {
+  const input = c.req.valid("json");
+  const config = c.get("config");
+  checkEndpointsForProduction(config, input);
+  const request = canonicalRequest(input);
+  const fingerprint = await sha256(canonicalJson(request));
+  const clientSecret = newClientSecret();
+  const clientSecretHash = await sha256(clientSecret);
+  const box = await secretBoxOf(config);
+
+  const { session, webhookCiphertext } = await c.get("db").transaction(scopeOf(c.get("principal")), async (tx) => {
+    // The owner is known only inside the key's scope; the boxes are bound to it (sealedFor).
+    const [{ id: ownerId }] = await tx<[{ id: string }]>`select core.current_user_id() as id`;
+    const [clientSecretBox, webhookSecretBox] = await Promise.all([
+      box.seal(clientSecret, sealedFor.clientSecret(ownerId, input.externalOrderId)),
+      box.seal(newWebhookSecret(), sealedFor.webhookSecret(ownerId, input.webhookUrl)),
+    ]);
+    const [sessions, secrets] = await Promise.all([
+      tx<CreatedSessionRow[]>`
+        select id, owner_id, client_secret_ciphertext, status, expires_at, created
+        from checkout.create_session(${input.collectionId}, ${input.externalOrderId}, ${fingerprint}, ${tx.json(request)},
+                                     ${clientSecretHash}, ${clientSecretBox},
+                                     now() + make_interval(secs => ${input.expiresInSeconds}))`,
+      tx<[{ ciphertext: Uint8Array }]>`select checkout.ensure_webhook_secret(${input.webhookUrl}, ${webhookSecretBox}) as ciphertext`,
+    ]);
+    return { session: sessions[0]!, webhookCiphertext: secrets[0].ciphertext };
+  });
+
+  // A replay returns the first request's secret, stored sealed (the new one generated above is unused).
+  const [secret, webhookSecret] = await Promise.all([
+    session.created ? clientSecret : box.open(session.client_secret_ciphertext, sealedFor.clientSecret(session.owner_id, input.externalOrderId)),
+    box.open(webhookCiphertext, sealedFor.webhookSecret(session.owner_id, input.webhookUrl)),
+  ]);
+  const body: CheckoutSession = {
+    checkoutId: session.id,
+    clientSecret: secret,
+    checkoutUrl: `${config.CHECKOUT_UI_URL ?? config.PUBLIC_API_ROOT}/checkout/${session.id}#clientSecret=${secret}`,
+    webhookSecret,
+    status: session.status,
+    expiresAt: session.expires_at.toISOString(),
+  };
+  return session.created ? c.json(body, 201) : c.json(body, 200);
+};
+
+// ---- The client-safe read ----
+
+/** The hosted page's role: no user, no table privilege; session_by_client_secret checks the secret. */
+const CHECKOUT_PAGE_SCOPE: ClaimsScope = { kind: "claims", role: "anon", claims: { role: "anon" } };
+
+interface ClientSessionRow {
+  id: string;
+  status: ClientCheckoutSession["status"];
+  expires_at: Date;
+  items: ClientCheckoutSession["item"][];
+  price: string;
+  payment_methods: ClientCheckoutSession["paymentMethods"];
+  allowed_origin: string;
+  chain_id: bigint;
+  collection_address: string;
+  payment_token: string | null;
+  token_decimals: number;
+  pricing: ClientCheckoutSession["pricing"];
+  tx_hash: string | null;
+  completed_at: Date | null;
+}
+
+export const getClientCheckoutSession: RouteHandler<typeof routes.getClientCheckoutSession, AppEnv> = async (c) => {
+  const { checkoutId } = c.req.valid("param");
+  // A missing secret is looked up like a wrong one, so neither answers sooner than an unknown id.
+  const secretHash = await sha256(c.req.valid("header")[routes.CLIENT_SECRET_HEADER] ?? "");
+  const [row] = await c.get("db").statement(CHECKOUT_PAGE_SCOPE, (tx) => tx<ClientSessionRow[]>`
+    select id, status, expires_at, items, price::text, payment_methods, allowed_origin, chain_id, collection_address,
+           payment_token, token_decimals, pricing, tx_hash, completed_at
+    from checkout.session_by_client_secret(${checkoutId}, ${secretHash})`);
+  if (!row) throw new ApiError(404, "not_found", "No checkout with this id and client secret.");
+  const body: ClientCheckoutSession = {
+    checkoutId: row.id,
+    status: row.status,
+    expiresAt: row.expires_at.toISOString(),
+    item: row.items[0]!,
+    price: row.price,
+    paymentToken: { address: row.payment_token, decimals: row.token_decimals },
+    chainId: Number(row.chain_id),
+    collectionAddress: row.collection_address,
+    pricing: row.pricing,
+    paymentMethods: row.payment_methods,
+    allowedOrigin: row.allowed_origin,
+    transactionHash: row.tx_hash,
+    completedAt: row.completed_at?.toISOString() ?? null,
+  };
+  // Readable with the secret only: no shared cache may keep it.
+  c.header("cache-control", "no-store");
+  return c.json(body, 200);
+};
+
+// ---- Webhook deliveries ----
+
+interface DeliveryRow {
+  id: string;
+  event_id: string;
+  status: WebhookDelivery["status"];
+  attempts: number;
+  next_attempt_at: Date;
+  delivered_at: Date | null;
+  created_at: Date;
+}
+
+function toDelivery(row: DeliveryRow): WebhookDelivery {
+  return {
+    deliveryId: row.id,
+    eventId: row.event_id,
+    status: row.status,
+    attemptCount: row.attempts,
+    nextAttemptAt: row.next_attempt_at.toISOString(),
+    deliveredAt: row.delivered_at?.toISOString() ?? null,
+    createdAt: row.created_at.toISOString(),
+  };
+}
+
+export const retryCheckoutWebhook: RouteHandler<typeof routes.retryCheckoutWebhook, AppEnv> = async (c) => {
+  const { checkoutId } = c.req.valid("param");
+  const [row] = await c.get("db").statement(scopeOf(c.get("principal")), (tx) => tx<DeliveryRow[]>`
+    select id, event_id, status, attempts, next_attempt_at, delivered_at, created_at
+    from checkout.requeue_webhook(${checkoutId})`);
+  return c.json(toDelivery(row!), 202);
+};
+
+export const listCheckoutWebhookDeliveries: RouteHandler<typeof routes.listCheckoutWebhookDeliveries, AppEnv> = async (c) => {
+  const { checkoutId } = c.req.valid("param");
+  // The session row tells "yours, nothing delivered yet" (no delivery: one row of nulls) from "not
+  // yours or unknown" (no row).
+  const rows = await c.get("db").statement(scopeOf(c.get("principal")), (tx) => tx<(Partial<DeliveryRow> & { attempt_log: unknown })[]>`
+    select d.id, d.event_id, d.status, d.attempts, d.next_attempt_at, d.delivered_at, d.created_at,
+           coalesce((select json_agg(json_build_object(
+                               'attemptedAt', to_char(a.attempted_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+                               'statusCode', a.status_code, 'error', a.error) order by a.id)
+                     from checkout.webhook_attempts a where a.delivery_id = d.id), '[]') as attempt_log
+    from checkout.sessions s
+    left join checkout.webhook_deliveries d on d.session_id = s.id
+    where s.id = ${checkoutId}
+    order by d.created_at, d.id`);
+  if (rows.length === 0) throw new ApiError(404, "checkout_not_found", "No checkout of yours has this id.");
+  const items = rows.filter((row) => row.id).map((row) => ({
+    ...toDelivery(row as DeliveryRow),
+    attempts: row.attempt_log as z.infer<typeof routes.WebhookAttemptSchema>[],
+  }));
+  return c.json({ items }, 200);
+};
+
+export const checkoutRouter = createRouter()
+  .openapi(routes.createCheckoutSession, createCheckoutSession)
+  .openapi(routes.getClientCheckoutSession, getClientCheckoutSession)
+  .openapi(routes.retryCheckoutWebhook, retryCheckoutWebhook)
+  .openapi(routes.listCheckoutWebhookDeliveries, listCheckoutWebhookDeliveries);
+
+// The scheme of the client-secret read, beside the API key's (registered with the docs).
+checkoutRouter.openAPIRegistry.registerComponent("securitySchemes", "CheckoutClientSecret", {
+  type: "apiKey",
+  in: "header",
+  name: "X-Checkout-Client-Secret",
+  description: "The checkout's client secret (from the create response or the checkout URL's fragment).",
+});

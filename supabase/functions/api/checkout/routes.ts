@@ -1,0 +1,293 @@
+import { createRoute, z } from "@hono/zod-openapi";
+import { requireApiKey, requirePermission } from "../../_shared/auth/middleware.ts";
+import { errorResponses } from "../../_shared/http/errors.ts";
+import { apiKeySecurity, jsonContent, ObjectId } from "../../_shared/http/openapi.ts";
+import { ChainId, TokenAmount } from "../collections/routes.ts";
+
+/** Session lifetime bounds (SPEC 8 leaves them to us): long enough to pay, short enough to not linger. */
+export const EXPIRES_IN_SECONDS = { min: 300, max: 86_400, default: 1800 } as const;
+
+// ---- Endpoint rules shared by allowedOrigin and webhookUrl ----
+
+const LOOPBACK_NAME = /^(localhost|.+\.localhost)$/;
+
+/** The four bytes of a dotted IPv4 literal (as the URL parser normalises every IPv4 form), or null. */
+function ipv4Bytes(host: string): number[] | null {
+  const match = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/.exec(host);
+  return match ? match.slice(1).map(Number) : null;
+}
+
+/** The IPv4 address an IPv6 literal maps (::ffff:a.b.c.d, written by the URL parser as ::ffff:xxxx:xxxx), or null. */
+function mappedIpv4(ipv6: string): number[] | null {
+  const match = /^::ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})$/.exec(ipv6);
+  if (!match) return null;
+  const [high, low] = [parseInt(match[1]!, 16), parseInt(match[2]!, 16)];
+  return [high >> 8, high & 255, low >> 8, low & 255];
+}
+
+/** Loopback: `localhost` and its subdomains, 127.0.0.0/8, ::1. */
+export function isLoopbackHost(hostname: string): boolean {
+  const v4 = ipv4Bytes(hostname) ?? (hostname.startsWith("[") ? mappedIpv4(hostname.slice(1, -1)) : null);
+  return LOOPBACK_NAME.test(hostname) || hostname === "[::1]" || v4?.[0] === 127;
+}
+
+/**
+ * A host that names a machine inside the service's own network when written literally: loopback,
+ * private (10/8, 172.16/12, 192.168/16), carrier-grade NAT (100.64/10), link-local (169.254/16,
+ * fe80::/10), unique-local (fc00::/7), unspecified (0.0.0.0/8, ::). Host names are not resolved
+ * here: the webhook dispatcher checks the address it connects to at delivery time (DNS rebinding).
+ */
+export function isInternalHost(hostname: string): boolean {
+  if (isLoopbackHost(hostname)) return true;
+  if (hostname.startsWith("[")) {
+    const ipv6 = hostname.slice(1, -1);
+    const mapped = mappedIpv4(ipv6);
+    if (mapped) return isInternalIpv4(mapped);
+    return ipv6 === "::" || /^f[cd][0-9a-f]{2}:/.test(ipv6) || /^fe[89ab][0-9a-f]:/.test(ipv6);
+  }
+  const v4 = ipv4Bytes(hostname);
+  return v4 !== null && isInternalIpv4(v4);
+}
+
+function isInternalIpv4([a, b]: number[]): boolean {
+  return a === 0 || a === 10 || a === 127 || (a === 169 && b === 254) || (a === 172 && b! >= 16 && b! <= 31) ||
+    (a === 192 && b === 168) || (a === 100 && b! >= 64 && b! <= 127);
+}
+
+function parseUrl(text: string): URL | null {
+  try {
+    return new URL(text);
+  } catch {
+    return null;
+  }
+}
+
+/** https anywhere; plain http only for a loopback host (production refuses that too, in the handler). */
+const secureOrLoopback = (url: URL) => url.protocol === "https:" || (url.protocol === "http:" && isLoopbackHost(url.hostname));
+
+const AllowedOrigin = z.string().max(2048).superRefine((text, ctx) => {
+  const url = parseUrl(text);
+  const problem = !url || text.includes("*")
+    ? "an origin such as https://store.example (wildcards are not supported)"
+    : !secureOrLoopback(url)
+    ? "an https origin (http only for a loopback host, outside production)"
+    : url.origin !== text
+    ? `exactly an origin, without path, query, fragment, credentials or default port: ${url.origin}`
+    : null;
+  if (problem) ctx.addIssue({ code: "custom", message: `allowedOrigin must be ${problem}`, params: { code: "invalid_allowed_origin" } });
+}).openapi({
+  example: "https://store.example",
+  description: "The exact storefront origin that may embed the hosted checkout (`scheme://host[:port]`, no path, no " +
+    "wildcard). https; plain http only for a loopback host (localhost, 127.0.0.0/8, [::1]) outside production.",
+});
+
+const WebhookUrl = z.string().max(2048).superRefine((text, ctx) => {
+  const url = parseUrl(text);
+  const problem = !url
+    ? "an absolute URL"
+    : !secureOrLoopback(url)
+    ? "an https URL (http only for a loopback host, outside production)"
+    : url.username || url.password
+    ? "a URL without credentials"
+    : url.hash
+    ? "a URL without a fragment"
+    : null;
+  if (problem) ctx.addIssue({ code: "custom", message: `webhookUrl must be ${problem}`, params: { code: "invalid_webhook_url" } });
+}).openapi({
+  example: "https://store.example/webhooks/checkout",
+  description: "The store's https endpoint for the signed `checkout.completed` webhook. In production, targets inside a " +
+    "private network (loopback, private, link-local and unique-local addresses, `localhost`) are refused; the " +
+    "dispatcher checks the address a host name resolves to again at every delivery. Outside production, plain " +
+    "http is accepted for a loopback host. One webhook secret per (your account, this URL).",
+});
+
+const HttpsImage = z.string().max(2048).refine((text) => parseUrl(text)?.protocol === "https:", "an https URL")
+  .openapi({ example: "https://store.example/images/ticket.png" });
+
+/** A price in the smallest unit: a decimal string, or a JSON integer while it is exact in a double. */
+const MintPrice = z.union([TokenAmount, z.number().int().min(0).max(Number.MAX_SAFE_INTEGER)]).openapi({
+  description: "The price in the smallest unit of the collection's payment token (wei for the native currency): a " +
+    "decimal string, or a JSON integer up to 2^53-1. A static-price collection accepts only its `mintPrice` " +
+    "(400 `price_not_allowed`).",
+  example: "10000000000000000",
+});
+
+export const CheckoutItemSchema = z
+  .object({
+    name: z.string().trim().min(1).max(200),
+    description: z.string().max(2000),
+    mintPrice: MintPrice,
+    image: HttpsImage,
+    externalProductRef: z.string().min(1).max(200).openapi({ description: "Your product or variant reference" }),
+    quantity: z.literal(1).openapi({ description: "Must be 1" }),
+  })
+  .strict()
+  .openapi("CheckoutItem");
+
+export const PaymentMethod = z.enum(["crypto_wallet", "provider_card"]);
+
+export const CreateCheckoutSessionSchema = z
+  .object({
+    collectionId: ObjectId.openapi({ description: "One of your registered collections (GET /api/v3/nft-collection)" }),
+    externalOrderId: z.string().min(1).max(200)
+      .openapi({ description: "Your stable order reference; the idempotency key among your checkouts" }),
+    items: z.array(CheckoutItemSchema).length(1).openapi({ description: "Exactly one item" }),
+    paymentMethods: z.array(PaymentMethod).min(1).max(2)
+      .refine((methods) => new Set(methods).size === methods.length, "payment methods must not repeat")
+      .openapi({ description: "`provider_card` only where enabled for the collection and its chain (400 `payment_method_not_enabled`)" }),
+    allowedOrigin: AllowedOrigin,
+    webhookUrl: WebhookUrl,
+    expiresInSeconds: z.number().int().min(EXPIRES_IN_SECONDS.min).max(EXPIRES_IN_SECONDS.max)
+      .default(EXPIRES_IN_SECONDS.default)
+      .openapi({ description: `Session lifetime: ${EXPIRES_IN_SECONDS.min} to ${EXPIRES_IN_SECONDS.max} seconds, default ${EXPIRES_IN_SECONDS.default}` }),
+  })
+  .strict()
+  .openapi("CreateCheckoutSession");
+
+export const CheckoutStatus = z.enum(["PENDING", "COMPLETED", "EXPIRED", "FAILED"])
+  .openapi({ description: "PENDING reads as EXPIRED once expiresAt has passed" });
+const timestamp = z.string().openapi({ format: "date-time" });
+
+export const CheckoutSessionSchema = z
+  .object({
+    checkoutId: ObjectId,
+    clientSecret: z.string().openapi({ description: "For your storefront: the X-Checkout-Client-Secret of the session read" }),
+    checkoutUrl: z.string().openapi({ description: "`{checkout_ui_url}/checkout/<checkoutId>#clientSecret=<clientSecret>`" }),
+    webhookSecret: z.string()
+      .openapi({ description: "Signs the `checkout.completed` webhook to webhookUrl (Standard Webhooks `whsec_` form); keep it on your backend" }),
+    status: CheckoutStatus,
+    expiresAt: timestamp,
+  })
+  .openapi("CheckoutSession");
+
+export const ClientCheckoutSessionSchema = z
+  .object({
+    checkoutId: ObjectId,
+    status: CheckoutStatus,
+    expiresAt: timestamp,
+    item: z.object({
+      name: z.string(),
+      description: z.string(),
+      mintPrice: z.string(),
+      image: z.string(),
+      externalProductRef: z.string(),
+      quantity: z.number().int(),
+    }),
+    price: TokenAmount.openapi({ description: "What the customer pays, in the payment token's smallest unit" }),
+    paymentToken: z.object({
+      address: z.string().nullable().openapi({ description: "null: the chain's native currency" }),
+      decimals: z.number().int(),
+    }),
+    chainId: ChainId,
+    collectionAddress: z.string(),
+    pricing: z.enum(["static", "dynamic"]),
+    paymentMethods: z.array(PaymentMethod),
+    allowedOrigin: z.string(),
+    transactionHash: z.string().nullable().openapi({ description: "The paying transaction, once COMPLETED" }),
+    completedAt: timestamp.nullable(),
+  })
+  .openapi("ClientCheckoutSession");
+
+export const WebhookDeliverySchema = z
+  .object({
+    deliveryId: ObjectId,
+    eventId: z.string().openapi({ description: "x-service-event-id: `checkout-completed-<checkoutId>`, the same for every delivery" }),
+    status: z.enum(["pending", "delivered", "stopped", "failed"])
+      .openapi({ description: "pending → delivered (2xx) | stopped (the receiver answered 410) | failed (retries exhausted)" }),
+    attemptCount: z.number().int(),
+    nextAttemptAt: timestamp,
+    deliveredAt: timestamp.nullable(),
+    createdAt: timestamp,
+  })
+  .openapi("WebhookDelivery");
+
+export const WebhookAttemptSchema = z
+  .object({
+    attemptedAt: timestamp,
+    statusCode: z.number().int().nullable().openapi({ description: "The receiver's HTTP status; null when no response came" }),
+    error: z.string().nullable().openapi({ description: "Why the attempt failed, when it did (timeout, connection refused, ...)" }),
+  })
+  .openapi("WebhookAttempt");
+
+const checkoutIdParam = z.object({ checkoutId: ObjectId });
+const tags = ["Checkout"];
+
+export const createCheckoutSession = createRoute({
+  method: "post",
+  path: "/api/v3/checkout/sessions",
+  tags,
+  summary: "Create a checkout session for one store order (permission checkout:create)",
+  description:
+    "Idempotent per `externalOrderId`: the same request again answers 200 with the same checkout (same id, client " +
+    "secret and URL; expiresAt of the first request); different data for a used `externalOrderId` answers 409 " +
+    "`idempotency_conflict` with `details.differingFields`. A new checkout answers 201. Another owner's or an " +
+    "unknown collection: 404 `collection_not_found`.",
+  security: apiKeySecurity,
+  middleware: [requireApiKey, requirePermission("checkout", "create")] as const,
+  request: { body: { required: true, ...jsonContent(CreateCheckoutSessionSchema) } },
+  responses: {
+    201: { description: "A new checkout", ...jsonContent(CheckoutSessionSchema) },
+    200: { description: "The checkout this order already has (the same request was sent before)", ...jsonContent(CheckoutSessionSchema) },
+    ...errorResponses(400, 401, 403, 404, 409, 413, 415),
+  },
+});
+
+export const CLIENT_SECRET_HEADER = "x-checkout-client-secret";
+
+export const getClientCheckoutSession = createRoute({
+  method: "get",
+  path: "/api/v3/checkout/sessions/{checkoutId}",
+  tags,
+  summary: "Read the client-safe checkout session (X-Checkout-Client-Secret, no API key)",
+  description:
+    "For the storefront and the hosted page. Authenticated only by the client secret: an API key does not " +
+    "authenticate this read. A wrong or missing secret answers exactly like an unknown id (404 `not_found`). " +
+    "Never carries the webhook URL, the order id or any secret.",
+  security: [{ CheckoutClientSecret: [] }],
+  request: {
+    params: checkoutIdParam,
+    headers: z.object({ [CLIENT_SECRET_HEADER]: z.string().max(200).optional() }),
+  },
+  responses: {
+    200: { description: "The session", ...jsonContent(ClientCheckoutSessionSchema) },
+    ...errorResponses(400, 404),
+  },
+});
+
+export const retryCheckoutWebhook = createRoute({
+  method: "post",
+  path: "/api/v3/checkout/sessions/{checkoutId}/webhook/retry",
+  tags,
+  summary: "Send the checkout.completed webhook again (permission checkout:retry)",
+  description:
+    "Takes no body (one sent is ignored). Queues another delivery of the same event (same x-service-event-id) for a " +
+    "COMPLETED checkout, due now; while a delivery is still waiting, that one is made due now instead of queueing a " +
+    "second. 409 `checkout_not_completed` (with `details.status`) for any other state; another owner's or an unknown " +
+    "checkout: 404 `checkout_not_found`.",
+  security: apiKeySecurity,
+  middleware: [requireApiKey, requirePermission("checkout", "retry")] as const,
+  request: { params: checkoutIdParam },
+  responses: {
+    202: { description: "The queued delivery", ...jsonContent(WebhookDeliverySchema) },
+    ...errorResponses(400, 401, 403, 404, 409),
+  },
+});
+
+export const listCheckoutWebhookDeliveries = createRoute({
+  method: "get",
+  path: "/api/v3/checkout/sessions/{checkoutId}/webhook/deliveries",
+  tags,
+  summary: "The webhook delivery log of one of your checkouts",
+  description: "Read-only: every delivery of the checkout's webhook, oldest first, each with its attempts.",
+  security: apiKeySecurity,
+  middleware: [requireApiKey] as const,
+  request: { params: checkoutIdParam },
+  responses: {
+    200: {
+      description: "The deliveries",
+      ...jsonContent(z.object({ items: z.array(WebhookDeliverySchema.extend({ attempts: z.array(WebhookAttemptSchema) })) })
+        .openapi("WebhookDeliveryLog")),
+    },
+    ...errorResponses(400, 401, 404),
+  },
+});

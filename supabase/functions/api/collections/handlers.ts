@@ -1,0 +1,117 @@
+import type { RouteHandler, z } from "@hono/zod-openapi";
+import { type Address, getAddress } from "viem";
+import { scopeOf } from "../../_shared/auth/principal.ts";
+import { type ChainRead, NATIVE_TOKEN, readCollectionOwner, readTokenDecimals } from "../../_shared/chain/collection.ts";
+import { publicClientFor } from "../../_shared/chain/clients.ts";
+import type { Tx } from "../../_shared/db/database.ts";
+import { createRouter } from "../../_shared/http/app.ts";
+import type { AppEnv } from "../../_shared/http/context.ts";
+import { ApiError, renameConflict } from "../../_shared/http/errors.ts";
+import * as routes from "./routes.ts";
+
+type Collection = z.infer<typeof routes.CollectionSchema>;
+
+interface CollectionRow {
+  id: string;
+  chain_id: bigint;
+  address: string;
+  pricing: "static" | "dynamic";
+  mint_price: string | null;
+  payment_token: string | null;
+  token_decimals: number;
+  provider_card_chain_ids: bigint[];
+  verified_owner_address: string;
+  created_at: Date;
+}
+
+const collectionColumns = (tx: Tx) =>
+  tx`id, chain_id, address, pricing, mint_price::text, payment_token, token_decimals, provider_card_chain_ids,
+     verified_owner_address, created_at`;
+
+function toCollection(row: CollectionRow): Collection {
+  return {
+    id: row.id,
+    chainId: Number(row.chain_id),
+    address: row.address,
+    pricing: row.pricing,
+    mintPrice: row.mint_price,
+    paymentToken: row.payment_token,
+    tokenDecimals: row.token_decimals,
+    providerCardChainIds: row.provider_card_chain_ids.map(Number),
+    ownerAddress: row.verified_owner_address,
+    createdAt: row.created_at.toISOString(),
+  };
+}
+
+/**
+ * A chain read's value; a refusal by the contract is the caller's 400 `code`, a failure of the RPC
+ * itself (viem throws those) a 502: the request may succeed later.
+ */
+async function chainValue<T>(read: Promise<ChainRead<T>>, code: string, what: string): Promise<T> {
+  let result: ChainRead<T>;
+  try {
+    result = await read;
+  } catch {
+    throw new ApiError(502, "chain_unavailable", "The chain's RPC endpoint did not answer; try again.");
+  }
+  if (!result.ok) throw new ApiError(400, code, `${what}: ${result.message}`, { reason: result.code });
+  return result.value;
+}
+
+export const registerCollection: RouteHandler<typeof routes.registerCollection, AppEnv> = async (c) => {
+  const input = c.req.valid("json");
+  const scope = scopeOf(c.get("principal"));
+  const db = c.get("db");
+  const client = publicClientFor(c.get("config"), input.chainId);
+  // The chain is called before any statement runs: a bad key must not buy RPC calls.
+  await db.verify(scope);
+
+  const address = getAddress(input.address);
+  const paymentToken: Address = input.paymentToken ? getAddress(input.paymentToken) : NATIVE_TOKEN;
+  const [owner, tokenDecimals] = await Promise.all([
+    chainValue(readCollectionOwner(client, address), "not_a_collection", "The address is not a collection with owner()"),
+    chainValue(readTokenDecimals(client, paymentToken), "invalid_payment_token", "The payment token has no decimals()"),
+  ]);
+
+  // Inserted only when owner() is one of the caller's linked addresses on the chain; the insert
+  // policy checks the same again, so this only tells that refusal apart from the others.
+  const [row] = await db.statement(scope, (tx) => tx<CollectionRow[]>`
+    insert into checkout.collections (chain_id, address, pricing, mint_price, payment_token, token_decimals,
+                                      provider_card_chain_ids, verified_owner_address)
+    select ${input.chainId}::bigint, ${address}::text, ${input.pricing}::text, ${input.mintPrice ?? null}::numeric,
+           ${input.paymentToken ? paymentToken : null}::text, ${tokenDecimals}::smallint,
+           ${input.providerCardChainIds}::bigint[], ${owner}::text
+    where exists (
+      select from core.crypto_addresses a
+      where a.user_id = core.current_user_id() and a.chain_id = ${String(input.chainId)} and lower(a.address) = lower(${owner})
+    )
+    returning ${collectionColumns(tx)}`).catch((error) => {
+    throw renameConflict(error, "collections_chain_address_key", "collection_already_registered",
+      "This collection is already registered on this chain.");
+  });
+  if (!row) {
+    throw new ApiError(403, "collection_not_owned",
+      `The collection's owner() is ${owner}, which is not one of your linked addresses on chain ${input.chainId}.`,
+      { owner, chainId: input.chainId });
+  }
+  return c.json(toCollection(row), 201);
+};
+
+export const listCollections: RouteHandler<typeof routes.listCollections, AppEnv> = async (c) => {
+  const rows = await c.get("db").statement(scopeOf(c.get("principal")), (tx) => tx<CollectionRow[]>`
+    select ${collectionColumns(tx)} from checkout.collections order by created_at desc, id desc`);
+  return c.json({ items: rows.map(toCollection) }, 200);
+};
+
+export const getCollection: RouteHandler<typeof routes.getCollection, AppEnv> = async (c) => {
+  const { collectionId } = c.req.valid("param");
+  const [row] = await c.get("db").statement(scopeOf(c.get("principal")), (tx) => tx<CollectionRow[]>`
+    select ${collectionColumns(tx)} from checkout.collections where id = ${collectionId}`);
+  if (!row) throw new ApiError(404, "not_found", "No collection of yours has this id.");
+  return c.json(toCollection(row), 200);
+};
+
+export const collectionsRouter = createRouter()
+  .openapi(routes.registerCollection, registerCollection)
+  .openapi(routes.listCollections, listCollections)
+  .openapi(routes.getCollection, getCollection);
