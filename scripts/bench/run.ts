@@ -11,6 +11,7 @@ const suites: Record<string, (o: { seconds: number }) => Promise<unknown>> = {
   identity: benchIdentity,
   community: benchCommunity,
   hardening: benchHardening,
+  webhooks: async (o) => (await import("./webhooks.ts")).benchWebhooks(o),
 };
 
 const { values, positionals } = parseArgs({ options: { seconds: { type: "string", default: "10" } }, allowPositionals: true });

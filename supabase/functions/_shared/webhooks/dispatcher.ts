@@ -81,7 +81,7 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
   const { db, config } = options;
   const now = options.now ?? (() => new Date());
   const timeoutMs = options.timeoutMs ?? 15_000;
-  const concurrency = options.concurrency ?? 16;
+  const concurrency = options.concurrency ?? 32;
   const sweepMs = options.sweepMs ?? 5000;
   const production = config.APP_ENV === "production";
   const secretBox = SecretBox.fromBase64(config.SECRETS_ENCRYPTION_KEY ?? DEVELOPMENT_ENCRYPTION_KEY);
