@@ -233,12 +233,13 @@ describe("reading a session with its client secret", () => {
     expect(unknown.status).toBe(404);
     expect(unknown.code).toBe("not_found");
     const another = await (await createSession(w.t, owner.key, sessionRequest(collectionId))).json();
-    for (const headers of [
+    const attempts: Record<string, string>[] = [
       { "X-Checkout-Client-Secret": `cs_${randomBytes(32).toString("base64url")}` },
       { "X-Checkout-Client-Secret": session.clientSecret.slice(0, -1) },
       { "X-Checkout-Client-Secret": another.clientSecret },
       {},
-    ]) {
+    ];
+    for (const headers of attempts) {
       expect(await refusal(await readSession(w.t, session.checkoutId, headers))).toEqual(unknown);
     }
   });

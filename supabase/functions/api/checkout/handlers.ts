@@ -1,4 +1,5 @@
 import type { RouteHandler, z } from "@hono/zod-openapi";
+import { isIP } from "node:net";
 import { scopeOf } from "../../_shared/auth/principal.ts";
 import { DEVELOPMENT_ENCRYPTION_KEY, type Config } from "../../_shared/config.ts";
 import { SecretBox } from "../../_shared/crypto/secret-box.ts";
@@ -6,6 +7,8 @@ import type { ClaimsScope } from "../../_shared/db/database.ts";
 import { createRouter } from "../../_shared/http/app.ts";
 import type { AppEnv } from "../../_shared/http/context.ts";
 import { ApiError } from "../../_shared/http/errors.ts";
+import { refusedAddressReason } from "../../_shared/webhooks/address-policy.ts";
+import { webhookSecretAssociatedData } from "../../_shared/webhooks/dispatcher.ts";
 import * as routes from "./routes.ts";
 
 type CreateRequest = z.infer<typeof routes.CreateCheckoutSessionSchema>;
@@ -25,16 +28,12 @@ function secretBoxOf(config: Config): Promise<SecretBox> {
 }
 
 /**
- * What a box is bound to (SecretBox's associated data): the row it is stored in, by that row's
- * unique key, so a box copied to another row does not open. A session's id is not known before
- * its insert, so its client secret is bound to (owner, externalOrderId), the session's other unique
- * key. A webhook secret is bound to its primary key (owner, webhook URL): the dispatcher opens it
- * with the same function.
+ * What a client secret's box is bound to (SecretBox's associated data): its row, by the row's
+ * unique key, so a box copied to another row does not open. The session id is not known before the
+ * insert, so it is the session's other unique key, (owner, externalOrderId). Webhook secrets are
+ * bound to their (owner, URL) row as the dispatcher opens them (webhookSecretAssociatedData).
  */
-export const sealedFor = {
-  clientSecret: (ownerId: string, externalOrderId: string) => `checkout-client-secret:${ownerId}:${externalOrderId}`,
-  webhookSecret: (ownerId: string, webhookUrl: string) => `${ownerId}:${webhookUrl}`,
-};
+const clientSecretAssociatedData = (ownerId: string, externalOrderId: string) => `checkout-client-secret:${ownerId}:${externalOrderId}`;
 
 const base64url = (bytes: Uint8Array) => btoa(String.fromCharCode(...bytes)).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
 const randomBytes = (count: number) => crypto.getRandomValues(new Uint8Array(count));
@@ -74,15 +73,27 @@ function canonicalRequest(input: CreateRequest) {
   };
 }
 
-/** Production refuses plain http and webhook targets inside a private network (written literally; see routes.ts). */
+/**
+ * Why production refuses a webhook host written literally: a loopback name, or an IP address that
+ * is not public (the dispatcher's own rule). A host name is not resolved here: the dispatcher checks
+ * the address it connects to at every delivery, which also covers DNS rebinding.
+ */
+function refusedWebhookHost(hostname: string): string | null {
+  if (routes.isLoopbackHost(hostname)) return "loopback";
+  const address = hostname.replace(/^\[(.*)\]$/, "$1");
+  return isIP(address) ? refusedAddressReason(address) : null;
+}
+
+/** Production accepts https only, and no webhook target inside a private network. */
 function checkEndpointsForProduction(config: Config, input: CreateRequest): void {
   if (config.APP_ENV !== "production") return;
   if (!input.allowedOrigin.startsWith("https:")) {
     throw new ApiError(400, "invalid_allowed_origin", "allowedOrigin must be an https origin.");
   }
   const webhook = new URL(input.webhookUrl);
-  if (webhook.protocol !== "https:" || routes.isInternalHost(webhook.hostname)) {
-    throw new ApiError(400, "invalid_webhook_url", "webhookUrl must be an https URL of a public host, not a loopback or private-network address.");
+  const refused = webhook.protocol === "https:" ? refusedWebhookHost(webhook.hostname) : "plain http";
+  if (refused) {
+    throw new ApiError(400, "invalid_webhook_url", `webhookUrl must be an https URL of a public host, not ${refused}.`);
   }
 }
 
@@ -106,11 +117,11 @@ export const createCheckoutSession: RouteHandler<typeof routes.createCheckoutSes
   const box = await secretBoxOf(config);
 
   const { session, webhookCiphertext } = await c.get("db").transaction(scopeOf(c.get("principal")), async (tx) => {
-    // The owner is known only inside the key's scope; the boxes are bound to it (sealedFor).
+    // The owner is known only inside the key's scope, and the boxes are bound to it.
     const [{ id: ownerId }] = await tx<[{ id: string }]>`select core.current_user_id() as id`;
     const [clientSecretBox, webhookSecretBox] = await Promise.all([
-      box.seal(clientSecret, sealedFor.clientSecret(ownerId, input.externalOrderId)),
-      box.seal(newWebhookSecret(), sealedFor.webhookSecret(ownerId, input.webhookUrl)),
+      box.seal(clientSecret, clientSecretAssociatedData(ownerId, input.externalOrderId)),
+      box.seal(newWebhookSecret(), webhookSecretAssociatedData(ownerId, input.webhookUrl)),
     ]);
     const [sessions, secrets] = await Promise.all([
       tx<CreatedSessionRow[]>`
@@ -125,8 +136,8 @@ export const createCheckoutSession: RouteHandler<typeof routes.createCheckoutSes
 
   // A replay returns the first request's secret, stored sealed (the new one generated above is unused).
   const [secret, webhookSecret] = await Promise.all([
-    session.created ? clientSecret : box.open(session.client_secret_ciphertext, sealedFor.clientSecret(session.owner_id, input.externalOrderId)),
-    box.open(webhookCiphertext, sealedFor.webhookSecret(session.owner_id, input.webhookUrl)),
+    session.created ? clientSecret : box.open(session.client_secret_ciphertext, clientSecretAssociatedData(session.owner_id, input.externalOrderId)),
+    box.open(webhookCiphertext, webhookSecretAssociatedData(session.owner_id, input.webhookUrl)),
   ]);
   const body: CheckoutSession = {
     checkoutId: session.id,
