@@ -35,3 +35,22 @@ it("a completed checkout is delivered within moments of its commit (LISTEN/NOTIF
     await receiver.close();
   }
 });
+
+it("the running loop claims again as slots free up: more due deliveries than slots are all delivered without the sweep", async () => {
+  const secret = newWebhookSecret();
+  const receiver = await startReceiver([secret]);
+  const dispatcher = createWebhookDispatcher({ db: t.db, config: t.config, sweepMs: 60_000, concurrency: 2 });
+  try {
+    const user = await t.userWithKey();
+    await storeWebhookSecret(t, user.id, receiver.url, secret);
+    const sessions = [];
+    for (let i = 0; i < 7; i++) sessions.push(await pendingCheckout(t, user.id, receiver.url));
+    for (const sessionId of sessions) await completeCheckout(t, sessionId);
+    await dispatcher.start();
+    await expect.poll(() => receiver.events.size, { timeout: 3000, interval: 10 }).toBe(7);
+    expect(receiver.received).toHaveLength(7);
+  } finally {
+    await dispatcher.stop();
+    await receiver.close();
+  }
+});

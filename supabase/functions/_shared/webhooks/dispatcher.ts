@@ -136,21 +136,20 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
   async function deliver(delivery: ClaimedDelivery): Promise<void> {
     const retry = (retryAfter: string | null = null) =>
       nextAttemptAt({ previousAttempts: delivery.attempts, queuedAt: delivery.created_at, now: now(), retryAfter });
-    const url = new URL(delivery.webhook_url);
-    if (production && url.protocol !== "https:") {
-      // Will never change for this delivery: give up at once.
-      return record(delivery, null, "production delivers to https URLs only", null);
-    }
-    let secrets: string[];
+    // What can never change for this delivery gives up at once.
+    const url = URL.canParse(delivery.webhook_url) ? new URL(delivery.webhook_url) : null;
+    if (!url) return record(delivery, null, "the webhook URL is not a URL", null);
+    if (production && url.protocol !== "https:") return record(delivery, null, "production delivers to https URLs only", null);
+
+    let signed: Record<string, string>;
     try {
-      secrets = await secretsOf(delivery);
+      const secrets = await secretsOf(delivery);
+      if (secrets.length === 0) return record(delivery, null, "no webhook secret for this owner and URL", retry());
+      signed = await signWebhook({ body: delivery.body, secret: secrets, eventId: delivery.event_id, timestamp: now() });
     } catch {
       // A key mix-up an operator can fix (SECRETS_ENCRYPTION_KEY): keep the delivery alive.
-      return record(delivery, null, "the webhook secret cannot be decrypted", retry());
+      return record(delivery, null, "the webhook secret cannot be decrypted or used", retry());
     }
-    if (secrets.length === 0) return record(delivery, null, "no webhook secret for this owner and URL", retry());
-
-    const signed = await signWebhook({ body: delivery.body, secret: secrets, eventId: delivery.event_id, timestamp: now() });
     const outcome = await send(url, delivery.body, {
       ...signed,
       "content-type": "application/json",
@@ -186,19 +185,27 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
   function wake(): void {
     if (stopped) return;
     wanted = true;
-    pumping ??= pump().finally(() => (pumping = null));
+    // A wake that lands while the last pass is finishing is not lost: the pass's end looks again.
+    pumping ??= pump().finally(() => {
+      pumping = null;
+      if (wanted) wake();
+    });
   }
 
   async function pump(): Promise<void> {
     while (wanted && !stopped) {
       wanted = false;
       const free = concurrency - inFlight.size;
-      if (free <= 0) return; // a finishing delivery wakes the loop again
+      if (free <= 0) {
+        backlog = true; // there may be more than the slots hold: a finishing delivery wakes the loop
+        return;
+      }
       let claimed: ClaimedDelivery[];
       try {
         claimed = await claim(free);
       } catch (error) {
-        reportLoopError(error); // the database is away: the sweep tries again
+        reportLoopError(error); // the database is away: the sweep tries again, not a tight loop
+        wanted = false;
         return;
       }
       backlog = claimed.length === free;
