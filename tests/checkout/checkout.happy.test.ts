@@ -1,4 +1,7 @@
+import { createHash } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { SecretBox } from "../../supabase/functions/_shared/crypto/secret-box.ts";
+import { webhookSecretAssociatedData } from "../../supabase/functions/_shared/webhooks/dispatcher.ts";
 import type { UserWithKey } from "../setup/test-context.ts";
 import { type CheckoutWorld, createSession, readSession, sessionRequest, startCheckoutWorld } from "./checkout-fixtures.ts";
 
@@ -40,6 +43,14 @@ describe("registering a collection", () => {
     expect(list.items.map((c: { id: string }) => c.id)).toEqual([collection.id, collectionId]);
   });
 
+  it("documents the supported collection interface in the OpenAPI document", async () => {
+    const document = await (await w.t.call("/api/v3/openapi")).json();
+    const description: string = document.paths["/api/v3/nft-collection"].post.description;
+    for (const part of ["owner()", "mint(address to, bytes32 checkoutRef)", "mintWithVoucher", "CheckoutMinted", "decimals()"]) {
+      expect(description).toContain(part);
+    }
+  });
+
   it("reads an ERC-20 payment token's decimals on-chain", async () => {
     const token = await w.deployToken(6);
     const address = await w.deploy(w.anvil.accounts[1]!.address, { paymentToken: token });
@@ -76,6 +87,19 @@ describe("creating a checkout session", () => {
       expect(again.status).toBe(200);
       expect(await again.json()).toEqual(session);
     }
+  });
+
+  it("stores the client secret hashed and sealed, and the webhook secret sealed as the dispatcher opens it", async () => {
+    const request = sessionRequest(collectionId);
+    const session = await (await createSession(w.t, owner.key, request)).json();
+    const box = await SecretBox.fromBase64(w.t.config.SECRETS_ENCRYPTION_KEY!);
+    const [stored] = await w.t.owner<{ client_secret_hash: Buffer; client_secret_ciphertext: Buffer }[]>`
+      select client_secret_hash, client_secret_ciphertext from checkout.sessions where id = ${session.checkoutId}`;
+    expect(stored!.client_secret_hash.equals(createHash("sha256").update(session.clientSecret).digest())).toBe(true);
+    expect(stored!.client_secret_ciphertext.toString("latin1")).not.toContain(session.clientSecret);
+    const [secret] = await w.t.owner<{ secret_ciphertext: Buffer }[]>`
+      select secret_ciphertext from checkout.webhook_secrets where owner_id = ${owner.id} and webhook_url = ${request.webhookUrl}`;
+    expect(await box.open(secret!.secret_ciphertext, webhookSecretAssociatedData(owner.id, request.webhookUrl))).toBe(session.webhookSecret);
   });
 
   it("gives one webhook secret per (owner, webhook URL)", async () => {

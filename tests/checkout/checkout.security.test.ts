@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { linkAddress } from "../../scripts/lib/admin-operations.ts";
 import { createTestContext, expectErrorBody, type TestContext, type UserWithKey } from "../setup/test-context.ts";
 import { type CheckoutWorld, createSession, readSession, sessionRequest, startCheckoutWorld } from "./checkout-fixtures.ts";
 
@@ -27,6 +28,14 @@ describe("registering a collection", () => {
     const body = await expectErrorBody(await w.register(owner.key, { address, pricing: "dynamic" }), 403, "collection_not_owned");
     expect(body.details).toEqual({ owner: w.anvil.accounts[2]!.address, chainId: 31337 });
     expect(await w.t.owner`select 1 from checkout.collections where lower(address) = lower(${address})`).toHaveLength(0);
+  });
+
+  it("counts only addresses linked on the collection's own chain", async () => {
+    const account = w.anvil.accounts[7]!;
+    const elsewhere = await w.t.userWithKey();
+    await linkAddress(w.t.adminDb, { userId: elsewhere.id, address: account.address, chainId: "1", connector: "injected" });
+    const address = await w.deploy(account.address);
+    await expectErrorBody(await w.register(elsewhere.key, { address, pricing: "dynamic" }), 403, "collection_not_owned");
   });
 
   it("refuses a chain the service is not configured for (400 naming the configured ones)", async () => {
