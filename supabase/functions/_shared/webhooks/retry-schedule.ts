@@ -3,7 +3,7 @@
 // dispatcher at once), the ceiling doubling from 10 s up to 6 h. A receiver's Retry-After (seconds
 // or an HTTP date) replaces the backoff, bounded to 1 s .. 6 h. A delivery gives up (failed) when
 // its next attempt would fall more than 3 days after it was queued: with these numbers that is
-// about 25-35 attempts.
+// 29-42 attempts (1st-99th percentile of a simulation; median 35).
 
 export const RETRY_BASE_MS = 10_000;
 export const RETRY_CAP_MS = 6 * 60 * 60 * 1000;
