@@ -47,7 +47,11 @@ export interface WebhookDispatcherOptions {
   now?: () => Date;
   /** Per-delivery deadline for the response head, DNS and connecting included. */
   timeoutMs?: number;
-  /** Deliveries in flight at once, per dispatcher. */
+  /**
+   * Deliveries in flight at once, per dispatcher (default 32). The claim is not fair between
+   * receivers: one slow receiver with this many deliveries due at once fills every slot until its
+   * deadlines pass (a per-URL limit belongs in claim_webhook_deliveries).
+   */
   concurrency?: number;
   /** How often the running loop looks for due retries and notifications it missed. */
   sweepMs?: number;
