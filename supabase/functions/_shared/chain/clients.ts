@@ -9,7 +9,11 @@ export type ChainClient = ReturnType<typeof createPublicClient>;
 // A local chain (anvil) mines at once: viem's default polling (4 s) would make every wait take
 // seconds (DESIGN, Known facts). Remote chains keep viem's default, sized for real block times.
 const LOOPBACK_POLLING_INTERVAL_MS = 50;
-const LOOPBACK_HOST = /^(localhost|127(\.\d{1,3}){3}|\[::1\])$/;
+
+/** Loopback as the URL parser writes hosts: `localhost` and its subdomains, 127.0.0.0/8, [::1]. */
+export function isLoopbackHost(hostname: string): boolean {
+  return /^(localhost|.+\.localhost|127(\.\d{1,3}){3}|\[::1\])$/.test(hostname);
+}
 
 const clientsByConfig = new WeakMap<Config, Map<number, ChainClient>>();
 
@@ -27,7 +31,7 @@ export function publicClientFor(config: Config, chainId: number): ChainClient {
       `Chain ${chainId} is not supported here; supported chain ids: ${supportedChainIds.join(", ") || "none"}.`,
       { chainId, supportedChainIds });
   }
-  const loopback = LOOPBACK_HOST.test(new URL(chain.rpcUrl).hostname);
+  const loopback = isLoopbackHost(new URL(chain.rpcUrl).hostname);
   const client = createPublicClient({
     transport: http(chain.rpcUrl),
     ...(loopback ? { pollingInterval: LOOPBACK_POLLING_INTERVAL_MS } : {}),

@@ -1,6 +1,7 @@
 import type { RouteHandler, z } from "@hono/zod-openapi";
 import { isIP } from "node:net";
 import { scopeOf } from "../../_shared/auth/principal.ts";
+import { isLoopbackHost } from "../../_shared/chain/clients.ts";
 import { DEVELOPMENT_ENCRYPTION_KEY, type Config } from "../../_shared/config.ts";
 import { SecretBox } from "../../_shared/crypto/secret-box.ts";
 import type { ClaimsScope } from "../../_shared/db/database.ts";
@@ -79,7 +80,7 @@ function canonicalRequest(input: CreateRequest) {
  * the address it connects to at every delivery, which also covers DNS rebinding.
  */
 function refusedWebhookHost(hostname: string): string | null {
-  if (routes.isLoopbackHost(hostname)) return "loopback";
+  if (isLoopbackHost(hostname)) return "loopback";
   const address = hostname.replace(/^\[(.*)\]$/, "$1");
   return isIP(address) ? refusedAddressReason(address) : null;
 }

@@ -1,5 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { requireApiKey, requirePermission } from "../../_shared/auth/middleware.ts";
+import { isLoopbackHost } from "../../_shared/chain/clients.ts";
 import { errorResponses } from "../../_shared/http/errors.ts";
 import { apiKeySecurity, jsonContent, ObjectId } from "../../_shared/http/openapi.ts";
 import { ChainId, TokenAmount } from "../collections/routes.ts";
@@ -8,11 +9,6 @@ import { ChainId, TokenAmount } from "../collections/routes.ts";
 export const EXPIRES_IN_SECONDS = { min: 300, max: 86_400, default: 1800 } as const;
 
 // ---- Endpoint rules shared by allowedOrigin and webhookUrl ----
-
-/** Loopback: `localhost` and its subdomains, 127.0.0.0/8, [::1] (as the URL parser writes hosts). */
-export function isLoopbackHost(hostname: string): boolean {
-  return /^(localhost|.+\.localhost|127(\.\d{1,3}){3}|\[::1\])$/.test(hostname);
-}
 
 function parseUrl(text: string): URL | null {
   try {
