@@ -30,11 +30,22 @@ describe("API documentation", () => {
     const doc = await (await t.call("/api/v3/openapi")).json();
     expect(doc.components.securitySchemes.ApiKeyAuth).toMatchObject({ type: "apiKey", in: "header", name: "x-api-key" });
     const authenticated = operations(doc).filter(({ path }) => path.startsWith("/api/v3/") || path.startsWith("/api/auth/"));
+    // The hosted checkout reads its session with the client secret, never an API key (SPEC 5.6), and
+    // a wrong secret answers like an unknown id: 404, not 401.
+    const bySecret = (op: { security?: unknown }) => JSON.stringify(op.security) === JSON.stringify([{ CheckoutClientSecret: [] }]);
     expect(authenticated.length).toBeGreaterThan(0);
     for (const { path, method, op } of authenticated) {
+      if (bySecret(op)) {
+        expect(op.responses["401"], `${method} ${path}`).toBeUndefined();
+        expect(op.responses["404"]?.content["application/json"].schema.$ref, `${method} ${path}`).toBe("#/components/schemas/Error");
+        continue;
+      }
       expect(op.security, `${method} ${path}`).toEqual([{ ApiKeyAuth: [] }]);
       expect(op.responses["401"]?.content["application/json"].schema.$ref, `${method} ${path}`).toBe("#/components/schemas/Error");
     }
+    expect(authenticated.filter(({ op }) => bySecret(op)).map(({ method, path }) => `${method} ${path}`))
+      .toEqual(["get /api/v3/checkout/sessions/{checkoutId}"]);
+    expect(doc.components.securitySchemes.CheckoutClientSecret).toMatchObject({ type: "apiKey", in: "header", name: "X-Checkout-Client-Secret" });
     expect(doc.components.schemas.Error.required).toEqual(expect.arrayContaining(["error", "message", "code", "timestamp", "request_id"]));
   });
 
