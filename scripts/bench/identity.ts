@@ -9,7 +9,7 @@ import { migrate } from "../lib/migrations.ts";
 import { AS_DEPLOYED, ensureWrk, formatTable, type LoadResult, runWrk } from "./wrk.ts";
 
 /** A new migrated database with one user and an API key of theirs; the gateway may log in to it. */
-export async function benchUserDatabase(): Promise<{ url: string; key: string }> {
+export async function benchUserDatabase(permissions: Record<string, string[]> = {}): Promise<{ url: string; key: string; userId: string }> {
   startCluster();
   const server = postgres(LOCAL_DATABASE_URL, { max: 1, onnotice: () => {} });
   await server.unsafe("drop database if exists bench_identity with (force)");
@@ -21,9 +21,9 @@ export async function benchUserDatabase(): Promise<{ url: string; key: string }>
 
   const db = new Database(connect(url, { max: 1, prepare: true }));
   const user = await createUser(db, { email: "bench@example.com" });
-  const { key } = await createApiKey(db, { userId: user.id, name: "bench", permissions: {} });
+  const { key } = await createApiKey(db, { userId: user.id, name: "bench", permissions });
   await db.close();
-  return { url, key };
+  return { url, key, userId: user.id };
 }
 
 export async function benchIdentity(options: { seconds: number }) {

@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { REPO_ROOT } from "../lib/local-postgres.ts";
 import { benchCommunity } from "./community.ts";
+import { benchCheckout } from "./checkout.ts";
 import { benchHardening } from "./hardening.ts";
 import { benchIdentity } from "./identity.ts";
 
@@ -11,6 +12,7 @@ const suites: Record<string, (o: { seconds: number }) => Promise<unknown>> = {
   identity: benchIdentity,
   community: benchCommunity,
   hardening: benchHardening,
+  checkout: benchCheckout,
   webhooks: async (o) => (await import("./webhooks.ts")).benchWebhooks(o),
 };
 
