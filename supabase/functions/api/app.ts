@@ -1,6 +1,7 @@
 import { createBaseApp } from "../_shared/http/app.ts";
 import type { AppServices } from "../_shared/http/context.ts";
 import { checkoutRouter } from "./checkout/handlers.ts";
+import { checkoutPageRouter } from "./checkout-page/handlers.ts";
 import { collectionsRouter } from "./collections/handlers.ts";
 import { registerDocs } from "./docs/handlers.ts";
 import { eventsRouter } from "./events/handlers.ts";
@@ -21,6 +22,7 @@ export function createApiApp(services: AppServices) {
   app.route("/", venuesRouter);
   app.route("/", collectionsRouter);
   app.route("/", checkoutRouter);
+  app.route("/", checkoutPageRouter);
   if (services.config.ENABLE_BENCH_ROUTES) {
     // The baseline of scripts/bench: one `select 1` through the same pool, nothing else.
     app.get("/bench/select-1", async (c) => c.json(await c.get("db").sql`select 1 as one`));

@@ -1,0 +1,73 @@
+import { createHash } from "node:crypto";
+import { readFileSync } from "node:fs";
+import type { ClaimsScope } from "../../_shared/db/database.ts";
+import { createRouter } from "../../_shared/http/app.ts";
+import { ApiError } from "../../_shared/http/errors.ts";
+import { CHECKOUT_ASSET_PATHS, CHECKOUT_PAGE_PATH, checkoutPageHeaders, SDK_SCRIPT_PATH } from "./routes.ts";
+
+// The page's own files, read once at start. Their URLs carry a hash of their content, so they can
+// be cached for good while the HTML (never cached) always names the current ones.
+const read = (name: string) => readFileSync(new URL(name, import.meta.url), "utf8");
+const script = read("page.js");
+const style = read("page.css");
+const version = createHash("sha256").update(script).update(style).digest("hex").slice(0, 16);
+const html = read("page.html").replaceAll("__VERSION__", version);
+
+const OBJECT_ID = /^[0-9a-f]{24}$/;
+/** The page's role: allowed_origin_of is the one thing anon may learn about a session without its secret. */
+const PAGE_SCOPE: ClaimsScope = { kind: "claims", role: "anon", claims: { role: "anon" } };
+const IMMUTABLE = "public, max-age=31536000, immutable";
+
+let sdkScript: Promise<string | null> | undefined;
+/**
+ * The SDK's classic script, built from packages/sdk/src on the first request as its build script
+ * builds dist/eventhub-sdk.js (a CommonJS transpilation wrapped in a function; the source imports
+ * nothing). TypeScript is loaded only then. Null where the workspace is not deployed beside us.
+ */
+function buildSdkScript(): Promise<string | null> {
+  return sdkScript ??= (async () => {
+    let source: string;
+    let sdkVersion: string;
+    try {
+      source = readFileSync(new URL("../../../../packages/sdk/src/index.ts", import.meta.url), "utf8");
+      sdkVersion = JSON.parse(readFileSync(new URL("../../../../packages/sdk/package.json", import.meta.url), "utf8")).version;
+    } catch {
+      return null;
+    }
+    const ts = (await import("typescript")).default;
+    const { outputText } = ts.transpileModule(source, {
+      compilerOptions: { target: ts.ScriptTarget.ES2020, module: ts.ModuleKind.CommonJS },
+    });
+    return `/*! @eventhub/sdk ${sdkVersion}: classic script, exposes window.EventhubSDK */\n` +
+      `(function () {\n"use strict";\nvar exports = {};\n${outputText.replace(/^"use strict";\n/, "")}\n` +
+      `window.EventhubSDK = Object.freeze(exports);\n})();\n`;
+  })();
+}
+
+export const checkoutPageRouter = createRouter();
+
+// The assets first: "assets" is no checkout id, but the page's pattern would take it.
+checkoutPageRouter.get(CHECKOUT_ASSET_PATHS.script, (c) =>
+  c.body(script, 200, { "content-type": "text/javascript; charset=utf-8", "cache-control": IMMUTABLE, "x-content-type-options": "nosniff" }));
+checkoutPageRouter.get(CHECKOUT_ASSET_PATHS.style, (c) =>
+  c.body(style, 200, { "content-type": "text/css; charset=utf-8", "cache-control": IMMUTABLE, "x-content-type-options": "nosniff" }));
+
+checkoutPageRouter.get(CHECKOUT_PAGE_PATH, async (c) => {
+  const checkoutId = c.req.param("checkoutId");
+  // The request carries no secret (it is in the fragment), so only the allowed origin is looked up.
+  // Any id gets the page (it shows the error itself); an unknown one may be framed by nobody.
+  let allowedOrigin: string | null = null;
+  if (OBJECT_ID.test(checkoutId)) {
+    const [row] = await c.get("db").statement(PAGE_SCOPE, (tx) =>
+      tx<{ origin: string | null }[]>`select checkout.allowed_origin_of(${checkoutId}) as origin`);
+    allowedOrigin = row?.origin ?? null;
+  }
+  return c.body(html, 200, checkoutPageHeaders(allowedOrigin));
+});
+
+checkoutPageRouter.get(SDK_SCRIPT_PATH, async (c) => {
+  const sdk = await buildSdkScript();
+  if (!sdk) throw new ApiError(404, "not_found", "The SDK's source is not deployed with this service.");
+  // Built from the source this process started with: revalidate rather than cache for good.
+  return c.body(sdk, 200, { "content-type": "text/javascript; charset=utf-8", "cache-control": "public, max-age=300", "x-content-type-options": "nosniff" });
+});
