@@ -1,6 +1,7 @@
 // A request with a made-up or revoked key must cost the service one cheap lookup, never the work of
 // a valid request. The proof used here: a body that never ends. A service that reads (parses,
 // validates) the body before checking the key never answers; one that checks first answers 401.
+import { createHash } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { revokeApiKey } from "../../scripts/lib/admin-operations.ts";
 import { createApiApp } from "../../supabase/functions/api/app.ts";
@@ -52,6 +53,18 @@ describe("a bad key is refused before the request is read", () => {
     // Still remembered as accepted: refused inside the request's transaction, and forgotten.
     await expectErrorBody(await t.call("/api/v3/events", { method: "POST", key: user.key, json: {} }), 401, "invalid_api_key");
     await expectErrorBody(await postEndless(user.key), 401, "invalid_api_key");
+  });
+});
+
+describe("a key accepted lately is remembered with its owner", () => {
+  it("so handlers know the owner before their first statement; a made-up key is never remembered", async () => {
+    const user = await t.userWithKey();
+    const hash = createHash("sha256").update(user.key).digest();
+    expect(t.db.acceptedKeys.ownerOf(hash)).toBeUndefined();
+    expect((await t.call("/api/v3/events", { key: user.key })).status).toBe(200);
+    expect(t.db.acceptedKeys.ownerOf(hash)).toBe(user.id);
+    await t.call("/api/v3/events", { key: MADE_UP_KEY });
+    expect(t.db.acceptedKeys.ownerOf(createHash("sha256").update(MADE_UP_KEY).digest())).toBeUndefined();
   });
 });
 

@@ -32,33 +32,35 @@ export function looksLikeApiKey(value: string): boolean {
 }
 
 /**
- * Hashes of keys the database accepted in the last minute. A key not in it is checked (one cheap
- * round trip) before the request is parsed or validated, so a made-up key buys no work; a key in it
- * skips that trip and is checked, as always, inside the request's own transaction. A revoked key
- * is refused there and forgotten here, so it costs at most one validated request.
+ * Keys the database accepted in the last minute, with their owner. A key not in it is checked (one
+ * cheap round trip) before the request is parsed or validated, so a made-up key buys no work; a key
+ * in it skips that trip and is checked, as always, inside the request's own transaction. A revoked
+ * key is refused there and forgotten here, so it costs at most one validated request. The owner of a
+ * key never changes, so handlers may use it before their first statement (ApiKeyScope.ownerId).
  */
 export class AcceptedKeyCache {
-  private readonly expiries = new Map<string, number>();
+  private readonly entries = new Map<string, { ownerId: string; expiry: number }>();
 
   constructor(private readonly ttlMs = 60_000, private readonly maxEntries = 10_000) {}
 
-  has(keyHash: Uint8Array, now = Date.now()): boolean {
+  /** The key's owner, when the database accepted the key lately. */
+  ownerOf(keyHash: Uint8Array, now = Date.now()): string | undefined {
     const id = Buffer.from(keyHash).toString("base64");
-    const expiry = this.expiries.get(id);
-    if (expiry === undefined) return false;
-    if (expiry > now) return true;
-    this.expiries.delete(id);
-    return false;
+    const entry = this.entries.get(id);
+    if (entry === undefined) return undefined;
+    if (entry.expiry > now) return entry.ownerId;
+    this.entries.delete(id);
+    return undefined;
   }
 
-  accept(keyHash: Uint8Array, now = Date.now()): void {
+  accept(keyHash: Uint8Array, ownerId: string, now = Date.now()): void {
     const id = Buffer.from(keyHash).toString("base64");
-    this.expiries.delete(id); // re-inserted last: a Map iterates in insertion order, oldest first
-    this.expiries.set(id, now + this.ttlMs);
-    if (this.expiries.size > this.maxEntries) this.expiries.delete(this.expiries.keys().next().value!);
+    this.entries.delete(id); // re-inserted last: a Map iterates in insertion order, oldest first
+    this.entries.set(id, { ownerId, expiry: now + this.ttlMs });
+    if (this.entries.size > this.maxEntries) this.entries.delete(this.entries.keys().next().value!);
   }
 
   forget(keyHash: Uint8Array): void {
-    this.expiries.delete(Buffer.from(keyHash).toString("base64"));
+    this.entries.delete(Buffer.from(keyHash).toString("base64"));
   }
 }

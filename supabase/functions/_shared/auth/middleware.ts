@@ -29,7 +29,8 @@ export const requireApiKey = createMiddleware<AppEnv>(async (c, next) => {
   const scope = new ApiKeyScope(hashApiKey(key));
   c.set("principal", { kind: "api_key", scope });
   const db = c.get("db");
-  if (!db.acceptedKeys.has(scope.keyHash)) await db.checkNewKey(scope);
+  scope.ownerId = db.acceptedKeys.ownerOf(scope.keyHash);
+  if (scope.ownerId === undefined) await db.checkNewKey(scope);
   await next();
   if (!scope.verified) await db.verify(scope);
 });

@@ -21,6 +21,12 @@ export interface ClaimsScope {
 export class ApiKeyScope {
   readonly kind = "api_key";
   verified = false;
+  /**
+   * The key's owner, once known: from a key accepted lately (a key never changes owner) or from the
+   * transaction that accepted it. For what needs the owner before the first statement (binding a
+   * sealed secret to it); whether the key is still valid is decided in the transaction, as always.
+   */
+  ownerId: string | undefined;
   constructor(readonly keyHash: Uint8Array, readonly requiredPermissions: string[] = []) {}
 }
 
@@ -107,10 +113,11 @@ export class Database {
   async apiKeyFunction<T extends readonly postgres.MaybeRow[]>(
     scope: ApiKeyScope,
     call: (sql: Sql, keyHash: Uint8Array, requiredPermissions: string[]) => postgres.PendingQuery<T>,
+    ownerOf: (rows: T) => string | undefined,
   ): Promise<T> {
     try {
       const rows = await call(this.sql, scope.keyHash, scope.requiredPermissions);
-      this.accepted(scope);
+      this.accepted(scope, ownerOf(rows));
       return rows;
     } catch (error) {
       throw this.refused(scope, translateDatabaseError(error));
@@ -120,7 +127,7 @@ export class Database {
   /** The user an API key belongs to, in one statement; throws the 401 or 403 of enter_api_key_scope. */
   async apiKeyOwner(scope: ApiKeyScope, sql = this.sql): Promise<string> {
     const [row] = await this.apiKeyFunction(scope, (_, keyHash, required) =>
-      sql<{ id: string }[]>`select core.enter_api_key_scope(${keyHash}, ${required}::text[]) as id`);
+      sql<{ id: string }[]>`select core.enter_api_key_scope(${keyHash}, ${required}::text[]) as id`, ([owner]) => owner!.id);
     return row!.id;
   }
 
@@ -140,9 +147,12 @@ export class Database {
     if (this.keyCheckSql !== this.sql) await this.keyCheckSql.end({ timeout: 5 });
   }
 
-  private accepted(scope: ApiKeyScope): void {
+  /** `ownerId` is unknown only when an API-key function returned no row. */
+  private accepted(scope: ApiKeyScope, ownerId: string | undefined): void {
     scope.verified = true;
-    this.acceptedKeys.accept(scope.keyHash);
+    if (ownerId === undefined) return;
+    scope.ownerId = ownerId;
+    this.acceptedKeys.accept(scope.keyHash, ownerId);
   }
 
   /** A key the database refused (unknown or revoked) is checked up front again from now on. */
@@ -179,17 +189,15 @@ export class Database {
    * the statements as the connection's own role.)
    */
   private open(tx: Tx, scope: DbScope, options: StatementOptions = {}): Promise<unknown> {
-    const setup = [tx`begin`.execute()];
-    if (scope.kind === "api_key") {
-      setup.push(tx`select core.enter_api_key_scope(${scope.keyHash}, ${scope.requiredPermissions}::text[])`.execute());
-    } else {
-      setup.push(tx`select set_config('role', ${scope.role}, true), set_config('request.jwt.claims', ${JSON.stringify(scope.claims)}, true)`
-        .execute());
-    }
-    if (options.genericPlan) setup.push(tx`select set_config('plan_cache_mode', 'force_generic_plan', true)`.execute());
-    return Promise.all(setup).then(() => {
-      if (scope.kind === "api_key") this.accepted(scope);
-    });
+    const begin = tx`begin`.execute();
+    const entered = scope.kind === "api_key"
+      ? tx<{ owner_id: string }[]>`select core.enter_api_key_scope(${scope.keyHash}, ${scope.requiredPermissions}::text[]) as owner_id`
+        .execute()
+        .then(([row]) => this.accepted(scope, row!.owner_id))
+      : tx`select set_config('role', ${scope.role}, true), set_config('request.jwt.claims', ${JSON.stringify(scope.claims)}, true)`
+        .execute();
+    const generic = options.genericPlan ? tx`select set_config('plan_cache_mode', 'force_generic_plan', true)`.execute() : undefined;
+    return Promise.all([begin, entered, generic]);
   }
 }
 

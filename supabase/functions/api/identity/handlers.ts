@@ -39,7 +39,7 @@ export const getMe: Handler<typeof routes.getMe> = async (c) => {
   const [row] = await c.get("db").apiKeyFunction(principal.scope, (sql, keyHash, required) => sql<{
     id: string; email: string | null; username: string | null; display_name: string | null;
     bio: string | null; avatar_url: string | null; created_at: Date; updated_at: Date;
-  }[]>`select * from core.me_by_api_key(${keyHash}, ${required}::text[])`);
+  }[]>`select * from core.me_by_api_key(${keyHash}, ${required}::text[])`, ([me]) => me?.id);
   if (!row) throw new ApiError(404, "not_found", "The key's owner has no profile.");
   return c.json({
     id: row.id,
