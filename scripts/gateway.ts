@@ -4,6 +4,7 @@ import process from "node:process";
 import { createApiApp } from "../supabase/functions/api/app.ts";
 import type { Environment } from "../supabase/functions/_shared/platform/runtime.ts";
 import { serve } from "../supabase/functions/_shared/platform/runtime.ts";
+import { startReconciler } from "../supabase/functions/_shared/checkout/reconciler.ts";
 import { servicesFromEnvironment } from "../supabase/functions/_shared/services.ts";
 import { createWebhookDispatcher } from "../supabase/functions/_shared/webhooks/dispatcher.ts";
 
@@ -32,10 +33,14 @@ export async function startGateway(env: Environment): Promise<{ url: string; sto
   // The gateway is the process that stays up locally, so it drains the webhook outbox too.
   const webhooks = services.config.WEBHOOK_DISPATCH ? createWebhookDispatcher(services) : undefined;
   await webhooks?.start();
+  // And completes paid checkouts whose page closed before confirming.
+  const reconcileSeconds = services.config.CHECKOUT_RECONCILE_SECONDS;
+  const reconciler = reconcileSeconds > 0 ? startReconciler(services, reconcileSeconds * 1000) : undefined;
   return {
     url: `http://${hostname}:${port}`,
     stop: async () => {
       await server.shutdown();
+      await reconciler?.stop();
       await webhooks?.stop(); // before the pool closes: deliveries in flight still record their attempt
       await services.db.close();
     },

@@ -76,6 +76,11 @@ const configSchema = z.object({
   // (LISTEN/NOTIFY plus a sweep). On by default so `npm start` delivers webhooks; turn it off where
   // another process or pg_cron drains the outbox (replicas may also all keep it on: claims are exclusive).
   WEBHOOK_DISPATCH: z.enum(["true", "false"]).default("true").transform((v) => v === "true"),
+  // The local gateway (scripts/gateway.ts) only: seconds between passes of the checkout reconciler
+  // (_shared/checkout/reconciler.ts), which completes checkouts whose page reported a transaction
+  // and closed before confirming; 0 turns it off (where another process runs it). Passes may run on
+  // several replicas: completing twice is refused by the SQL, only the RPC calls are repeated.
+  CHECKOUT_RECONCILE_SECONDS: z.coerce.number().int().min(0).max(3600).default(15),
 }).superRefine((config, ctx) => {
   if (config.APP_ENV === "production" && !config.SECRETS_ENCRYPTION_KEY) {
     ctx.addIssue({ code: "custom", path: ["SECRETS_ENCRYPTION_KEY"], message: "required in production" });

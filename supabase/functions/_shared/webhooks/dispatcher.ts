@@ -40,6 +40,18 @@ export function webhookSecretAssociatedData(ownerId: string, webhookUrl: string)
   return `webhook-secret:${ownerId}:${webhookUrl}`;
 }
 
+/**
+ * Runs `work` in one transaction as service_jobs, the role the background jobs' SQL functions and
+ * policies are written for (this dispatcher, the checkout reconciler).
+ */
+export function asServiceJobsOn<T>(db: Database, work: (tx: Tx) => Promise<T>): Promise<T> {
+  // Database.transaction's ClaimsScope does not name service_jobs; api_gateway may switch to it.
+  return db.sql.begin(async (tx) => {
+    await tx`select set_config('role', 'service_jobs', true)`;
+    return work(tx as unknown as Tx);
+  }) as Promise<T>;
+}
+
 export interface WebhookDispatcherOptions {
   db: Database;
   config: Pick<Config, "APP_ENV" | "SECRETS_ENCRYPTION_KEY">;
@@ -90,14 +102,7 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
   const production = config.APP_ENV === "production";
   const secretBox = SecretBox.fromBase64(config.SECRETS_ENCRYPTION_KEY ?? DEVELOPMENT_ENCRYPTION_KEY);
 
-  /** Runs `work` as service_jobs, the role the dispatcher's SQL functions and policies are written for. */
-  function asServiceJobs<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
-    // Database.transaction's ClaimsScope does not name service_jobs; api_gateway may switch to it.
-    return db.sql.begin(async (tx) => {
-      await tx`select set_config('role', 'service_jobs', true)`;
-      return work(tx as unknown as Tx);
-    }) as Promise<T>;
-  }
+  const asServiceJobs = <T>(work: (tx: Tx) => Promise<T>) => asServiceJobsOn(db, work);
 
   async function claim(limit: number): Promise<ClaimedDelivery[]> {
     // The lease must outlast the batch: `concurrency` at a time, each bounded by the deadline, plus

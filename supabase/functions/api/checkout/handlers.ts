@@ -4,17 +4,18 @@ import { scopeOf } from "../../_shared/auth/principal.ts";
 import { isLoopbackHost } from "../../_shared/chain/clients.ts";
 import { DEVELOPMENT_ENCRYPTION_KEY, type Config } from "../../_shared/config.ts";
 import { SecretBox } from "../../_shared/crypto/secret-box.ts";
-import type { ClaimsScope } from "../../_shared/db/database.ts";
 import { createRouter } from "../../_shared/http/app.ts";
 import type { AppEnv } from "../../_shared/http/context.ts";
 import { ApiError } from "../../_shared/http/errors.ts";
 import { refusedAddressReason } from "../../_shared/webhooks/address-policy.ts";
 import { webhookSecretAssociatedData } from "../../_shared/webhooks/dispatcher.ts";
+import { clientSecretHash, readClientSession, sha256, toClientSession } from "./client-session.ts";
+import * as payments from "./payments.handlers.ts";
+import * as paymentRoutes from "./payments.routes.ts";
 import * as routes from "./routes.ts";
 
 type CreateRequest = z.infer<typeof routes.CreateCheckoutSessionSchema>;
 type CheckoutSession = z.infer<typeof routes.CheckoutSessionSchema>;
-type ClientCheckoutSession = z.infer<typeof routes.ClientCheckoutSessionSchema>;
 type WebhookDelivery = z.infer<typeof routes.WebhookDeliverySchema>;
 
 // ---- Secrets ----
@@ -38,7 +39,6 @@ const clientSecretAssociatedData = (ownerId: string, externalOrderId: string) =>
 
 const base64url = (bytes: Uint8Array) => btoa(String.fromCharCode(...bytes)).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
 const randomBytes = (count: number) => crypto.getRandomValues(new Uint8Array(count));
-const sha256 = async (text: string) => new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text)));
 
 /** `cs_` + 32 random bytes, base64url: safe in a URL fragment and a header. */
 const newClientSecret = () => `cs_${base64url(randomBytes(32))}`;
@@ -114,7 +114,7 @@ export const createCheckoutSession: RouteHandler<typeof routes.createCheckoutSes
   const request = canonicalRequest(input);
   const fingerprint = await sha256(canonicalJson(request));
   const clientSecret = newClientSecret();
-  const clientSecretHash = await sha256(clientSecret);
+  const newSecretHash = await sha256(clientSecret);
   const box = await secretBoxOf(config);
 
   const { session, webhookCiphertext } = await c.get("db").transaction(scopeOf(c.get("principal")), async (tx) => {
@@ -128,7 +128,7 @@ export const createCheckoutSession: RouteHandler<typeof routes.createCheckoutSes
       tx<CreatedSessionRow[]>`
         select id, owner_id, client_secret_ciphertext, status, expires_at, created
         from checkout.create_session(${input.collectionId}, ${input.externalOrderId}, ${fingerprint}, ${tx.json(request)},
-                                     ${clientSecretHash}, ${clientSecretBox},
+                                     ${newSecretHash}, ${clientSecretBox},
                                      now() + make_interval(secs => ${input.expiresInSeconds}))`,
       tx<[{ ciphertext: Uint8Array }]>`select checkout.ensure_webhook_secret(${input.webhookUrl}, ${webhookSecretBox}) as ciphertext`,
     ]);
@@ -153,53 +153,13 @@ export const createCheckoutSession: RouteHandler<typeof routes.createCheckoutSes
 
 // ---- The client-safe read ----
 
-/** The hosted page's role: no user, no table privilege; session_by_client_secret checks the secret. */
-const CHECKOUT_PAGE_SCOPE: ClaimsScope = { kind: "claims", role: "anon", claims: { role: "anon" } };
-
-interface ClientSessionRow {
-  id: string;
-  status: ClientCheckoutSession["status"];
-  expires_at: Date;
-  items: ClientCheckoutSession["item"][];
-  price: string;
-  payment_methods: ClientCheckoutSession["paymentMethods"];
-  allowed_origin: string;
-  chain_id: bigint;
-  collection_address: string;
-  payment_token: string | null;
-  token_decimals: number;
-  pricing: ClientCheckoutSession["pricing"];
-  tx_hash: string | null;
-  completed_at: Date | null;
-}
-
 export const getClientCheckoutSession: RouteHandler<typeof routes.getClientCheckoutSession, AppEnv> = async (c) => {
   const { checkoutId } = c.req.valid("param");
-  // A missing secret is looked up like a wrong one, so neither answers sooner than an unknown id.
-  const secretHash = await sha256(c.req.valid("header")[routes.CLIENT_SECRET_HEADER] ?? "");
-  const [row] = await c.get("db").statement(CHECKOUT_PAGE_SCOPE, (tx) => tx<ClientSessionRow[]>`
-    select id, status, expires_at, items, price::text, payment_methods, allowed_origin, chain_id, collection_address,
-           payment_token, token_decimals, pricing, tx_hash, completed_at
-    from checkout.session_by_client_secret(${checkoutId}, ${secretHash})`);
-  if (!row) throw new ApiError(404, "not_found", "No checkout with this id and client secret.");
-  const body: ClientCheckoutSession = {
-    checkoutId: row.id,
-    status: row.status,
-    expiresAt: row.expires_at.toISOString(),
-    item: row.items[0]!,
-    price: row.price,
-    paymentToken: { address: row.payment_token, decimals: row.token_decimals },
-    chainId: Number(row.chain_id),
-    collectionAddress: row.collection_address,
-    pricing: row.pricing,
-    paymentMethods: row.payment_methods,
-    allowedOrigin: row.allowed_origin,
-    transactionHash: row.tx_hash,
-    completedAt: row.completed_at?.toISOString() ?? null,
-  };
+  const secretHash = await clientSecretHash(c.req.valid("header")[routes.CLIENT_SECRET_HEADER]);
+  const row = await readClientSession(c.get("db"), checkoutId, secretHash);
   // Readable with the secret only: no shared cache may keep it.
   c.header("cache-control", "no-store");
-  return c.json(body, 200);
+  return c.json(toClientSession(row), 200);
 };
 
 // ---- Webhook deliveries ----
@@ -260,9 +220,12 @@ export const checkoutRouter = createRouter()
   .openapi(routes.createCheckoutSession, createCheckoutSession)
   .openapi(routes.getClientCheckoutSession, getClientCheckoutSession)
   .openapi(routes.retryCheckoutWebhook, retryCheckoutWebhook)
-  .openapi(routes.listCheckoutWebhookDeliveries, listCheckoutWebhookDeliveries);
+  .openapi(routes.listCheckoutWebhookDeliveries, listCheckoutWebhookDeliveries)
+  .openapi(paymentRoutes.preparePayment, payments.preparePayment)
+  .openapi(paymentRoutes.recordPaymentTransaction, payments.recordPaymentTransaction)
+  .openapi(paymentRoutes.confirmPayment, payments.confirmPayment);
 
-// The scheme of the client-secret read, beside the API key's (registered with the docs).
+// The scheme of the hosted page's operations, beside the API key's (registered with the docs).
 checkoutRouter.openAPIRegistry.registerComponent("securitySchemes", "CheckoutClientSecret", {
   type: "apiKey",
   in: "header",

@@ -1,0 +1,75 @@
+// The hosted page's view of a session, shared by the session read and the payment operations: all
+// authenticated by the client secret alone, as `anon` (the SQL functions check the secret's hash).
+import type { z } from "@hono/zod-openapi";
+import type { ClaimsScope, Database, Tx } from "../../_shared/db/database.ts";
+import { ApiError } from "../../_shared/http/errors.ts";
+import type { ClientCheckoutSessionSchema } from "./routes.ts";
+
+type ClientCheckoutSession = z.infer<typeof ClientCheckoutSessionSchema>;
+
+/** The hosted page's role: no user, no table privilege; the client-secret functions check the secret. */
+export const CHECKOUT_PAGE_SCOPE: ClaimsScope = { kind: "claims", role: "anon", claims: { role: "anon" } };
+
+export const sha256 = async (text: string) => new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text)));
+
+/** The hash the client-secret functions take. A missing secret is hashed like a wrong one, so neither answers sooner than an unknown id. */
+export const clientSecretHash = (secret: string | undefined) => sha256(secret ?? "");
+
+/** What every client-secret operation answers for an unknown id, a wrong secret or none. */
+export const checkoutNotFound = () => new ApiError(404, "not_found", "No checkout with this id and client secret.");
+
+/**
+ * The SQL functions' own "no such session" (PT404 checkout_not_found, from a wrong secret) as the
+ * client-secret operations answer it: exactly like an unknown id.
+ */
+export function asCheckoutNotFound(error: unknown): unknown {
+  return error instanceof ApiError && error.code === "checkout_not_found" ? checkoutNotFound() : error;
+}
+
+export interface ClientSessionRow {
+  id: string;
+  status: ClientCheckoutSession["status"];
+  expires_at: Date;
+  items: ClientCheckoutSession["item"][];
+  price: string;
+  payment_methods: ClientCheckoutSession["paymentMethods"];
+  allowed_origin: string;
+  chain_id: bigint;
+  collection_address: string;
+  payment_token: string | null;
+  token_decimals: number;
+  pricing: ClientCheckoutSession["pricing"];
+  tx_hash: string | null;
+  completed_at: Date | null;
+}
+
+/** The client-safe session of this id and secret hash, or no row. */
+export const selectClientSession = (tx: Tx, checkoutId: string, secretHash: Uint8Array) => tx<ClientSessionRow[]>`
+  select id, status, expires_at, items, price::text, payment_methods, allowed_origin, chain_id, collection_address,
+         payment_token, token_decimals, pricing, tx_hash, completed_at
+  from checkout.session_by_client_secret(${checkoutId}, ${secretHash})`;
+
+/** The session row, or 404 `not_found`. */
+export async function readClientSession(db: Database, checkoutId: string, secretHash: Uint8Array): Promise<ClientSessionRow> {
+  const [row] = await db.statement(CHECKOUT_PAGE_SCOPE, (tx) => selectClientSession(tx, checkoutId, secretHash));
+  if (!row) throw checkoutNotFound();
+  return row;
+}
+
+export function toClientSession(row: ClientSessionRow): ClientCheckoutSession {
+  return {
+    checkoutId: row.id,
+    status: row.status,
+    expiresAt: row.expires_at.toISOString(),
+    item: row.items[0]!,
+    price: row.price,
+    paymentToken: { address: row.payment_token, decimals: row.token_decimals },
+    chainId: Number(row.chain_id),
+    collectionAddress: row.collection_address,
+    pricing: row.pricing,
+    paymentMethods: row.payment_methods,
+    allowedOrigin: row.allowed_origin,
+    transactionHash: row.tx_hash,
+    completedAt: row.completed_at?.toISOString() ?? null,
+  };
+}

@@ -1,0 +1,137 @@
+// The hosted page's payment operations (issue 8 items 4-5): prepare, report the broadcast
+// transaction, confirm. Authenticated by X-Checkout-Client-Secret only, like the session read.
+import { createRoute, z } from "@hono/zod-openapi";
+import { errorResponses } from "../../_shared/http/errors.ts";
+import { jsonContent, ObjectId } from "../../_shared/http/openapi.ts";
+import { chainUnavailableResponse, ChainId, EvmAddress, TokenAmount } from "../collections/routes.ts";
+import { CLIENT_SECRET_HEADER, ClientCheckoutSessionSchema } from "./routes.ts";
+
+const tags = ["Checkout"];
+const security = [{ CheckoutClientSecret: [] }];
+const secretHeader = z.object({ [CLIENT_SECRET_HEADER]: z.string().optional() });
+const timestamp = z.string().openapi({ format: "date-time" });
+
+const TxHash = z.string().regex(/^0x[0-9a-fA-F]{64}$/, "a transaction hash: 0x and 64 hex digits")
+  .openapi({ example: `0x${"ab".repeat(32)}` });
+
+const SECRET_AUTH = "Authenticated only by `X-Checkout-Client-Secret`: a wrong or missing secret answers exactly like an " +
+  "unknown checkout id (404 `not_found`).";
+
+export const PreparePaymentSchema = z
+  .object({
+    payerAddress: EvmAddress.openapi({ description: "The wallet that pays and receives the NFT" }),
+    embeddingOrigin: z.string().max(2048)
+      .openapi({ description: "The origin of the page embedding the checkout, as the SDK passed it: must be the session's allowedOrigin" }),
+  })
+  .strict()
+  .openapi("PreparePayment");
+
+export const PaymentTransactionSchema = z
+  .object({
+    kind: z.enum(["approve", "mint"]).openapi({ description: "approve: the ERC-20 allowance for the collection, sent first" }),
+    to: z.string(),
+    data: z.string(),
+    value: TokenAmount.openapi({ description: "Native currency to send with it, in wei (decimal string)" }),
+  })
+  .openapi("PaymentTransaction");
+
+export const PreparedPaymentSchema = z
+  .object({
+    attemptId: ObjectId,
+    chainId: ChainId,
+    transactions: z.array(PaymentTransactionSchema).openapi({ description: "Send them in this order, from payerAddress" }),
+    expiresAt: timestamp.openapi({ description: "The session's expiry; a dynamic-price voucher is valid until then" }),
+  })
+  .openapi("PreparedPayment");
+
+const checkoutIdParam = z.object({ checkoutId: ObjectId });
+const TxHashBody = z.object({ txHash: TxHash }).strict();
+
+export const preparePayment = createRoute({
+  method: "post",
+  path: "/api/v3/checkout/sessions/{checkoutId}/payments",
+  tags,
+  summary: "Prepare a payment: the transactions the payer signs (hosted page, X-Checkout-Client-Secret)",
+  description: `${SECRET_AUTH} Records a payment attempt for \`payerAddress\` and its time (an EXPIRED checkout ` +
+    "completes only for a transaction prepared before expiry). `embeddingOrigin` must equal the session's " +
+    "`allowedOrigin` (403 `origin_not_allowed`). Static price: `mint(payer, checkoutRef)`; dynamic price: " +
+    "`mintWithVoucher` with the service's EIP-712 voucher for the session's price, valid until `expiresAt` (400 " +
+    "`dynamic_pricing_unavailable` when the service has no signing key); ERC-20: the approval comes first. 409 " +
+    "`checkout_not_payable` (with `details.status`) once the checkout is EXPIRED, COMPLETED or FAILED.",
+  security,
+  request: {
+    params: checkoutIdParam,
+    headers: secretHeader,
+    body: { required: true, ...jsonContent(PreparePaymentSchema) },
+  },
+  responses: {
+    201: { description: "The recorded attempt and its transactions", ...jsonContent(PreparedPaymentSchema) },
+    ...errorResponses(400, 403, 404, 409, 413, 415),
+    ...chainUnavailableResponse,
+  },
+});
+
+export const recordPaymentTransaction = createRoute({
+  method: "post",
+  path: "/api/v3/checkout/sessions/{checkoutId}/payments/{attemptId}/transaction",
+  tags,
+  summary: "Report the broadcast mint transaction of a payment attempt (hosted page, X-Checkout-Client-Secret)",
+  description: `${SECRET_AUTH} Send it as soon as the wallet returns the hash, before waiting for the receipt: if the ` +
+    "customer closes the page, the service's reconciler still completes the checkout. 404 " +
+    "`payment_attempt_not_found` for an attempt of another checkout; 409 `attempt_has_another_transaction` when the " +
+    "attempt already has a different hash.",
+  security,
+  request: {
+    params: checkoutIdParam.extend({ attemptId: ObjectId }),
+    headers: secretHeader,
+    body: { required: true, ...jsonContent(TxHashBody.openapi("PaymentTransactionHash")) },
+  },
+  responses: {
+    202: {
+      description: "Recorded",
+      ...jsonContent(z.object({ attemptId: ObjectId, txHash: z.string() }).openapi("RecordedPaymentTransaction")),
+    },
+    ...errorResponses(400, 404, 409, 413, 415),
+  },
+});
+
+export const ConfirmedCheckoutSessionSchema = ClientCheckoutSessionSchema
+  .extend({ tokenIds: z.array(TokenAmount).openapi({ description: "The NFTs the transaction minted to the payer" }) })
+  .openapi("ConfirmedCheckoutSession");
+
+export const ConfirmingSchema = z
+  .object({
+    status: z.literal("confirming"),
+    reason: z.enum(["receipt_not_found", "not_enough_confirmations"]),
+    message: z.string(),
+  })
+  .openapi("CheckoutConfirming");
+
+export const confirmPayment = createRoute({
+  method: "post",
+  path: "/api/v3/checkout/sessions/{checkoutId}/confirm",
+  tags,
+  summary: "Confirm the payment with its transaction hash (hosted page, X-Checkout-Client-Secret)",
+  description: `${SECRET_AUTH} Verifies the receipt on the checkout's chain: successful, the collection's ` +
+    "CheckoutMinted with this checkout's reference, the amount in the right token, the NFT minted to the payer, and " +
+    "the chain's configured confirmations. The payer is the one whose attempt reported this hash (POST " +
+    "`.../payments/{attemptId}/transaction`), else the transaction's sender. Not mined or not confirmed enough yet: " +
+    "202 `confirming` (poll again). Refused: 400 with `transaction_reverted`, `wrong_chain`, `wrong_contract`, " +
+    "`wrong_checkout_reference`, `wrong_amount`, `wrong_token` or `not_minted_to_payer`. Verified: the checkout " +
+    "is COMPLETED and its `checkout.completed` webhook queued, in one transaction. The same hash again answers " +
+    "the COMPLETED session again; a hash that completed another checkout, or a checkout completed by another " +
+    "hash: 409 `transaction_already_used`. An EXPIRED checkout completes only when the payer prepared the " +
+    "payment before expiry (409 `checkout_not_payable` otherwise, and for FAILED).",
+  security,
+  request: {
+    params: checkoutIdParam,
+    headers: secretHeader,
+    body: { required: true, ...jsonContent(TxHashBody.openapi("ConfirmCheckout")) },
+  },
+  responses: {
+    200: { description: "The COMPLETED session", ...jsonContent(ConfirmedCheckoutSessionSchema) },
+    202: { description: "Not mined, or not enough confirmations yet: poll again", ...jsonContent(ConfirmingSchema) },
+    ...errorResponses(400, 404, 409, 413, 415),
+    ...chainUnavailableResponse,
+  },
+});
