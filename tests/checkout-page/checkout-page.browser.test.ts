@@ -260,6 +260,61 @@ describe("the hosted checkout page", { timeout: 90_000 }, () => {
     await opened.page.close();
   });
 
+  it("framed by another origin that forges parentOrigin: without the CSP, the page itself still shows no payment action", async () => {
+    const session = await newSession();
+    const { page, errors } = await openPage(`${intruder}/cart`);
+    // Take frame-ancestors away (as an old browser ignoring it would) to reach the page's own check.
+    await page.route(`${checkout}/checkout/${session.checkoutId}*`, async (route) => {
+      const response = await route.fetch();
+      const headers = { ...response.headers() };
+      delete headers["content-security-policy"];
+      await route.fulfill({ response, headers });
+    });
+    await page.evaluate(([checkoutId, clientSecret, checkoutOrigin, forged]) => {
+      const frame = document.createElement("iframe");
+      frame.src = `${checkoutOrigin}/checkout/${checkoutId}?embed=1&parentOrigin=${encodeURIComponent(forged)}#clientSecret=${clientSecret}`;
+      document.getElementById("checkout")!.appendChild(frame);
+    }, [session.checkoutId, session.clientSecret, checkout, storefront] as const);
+    await expect.poll(() => checkoutFrame(page)?.getByText(`This checkout cannot be shown on ${storefront}.`).isVisible(), { timeout: 15_000 }).toBe(true);
+    expect(await checkoutFrame(page)!.locator("[data-action=pay]").count()).toBe(0);
+    await page.waitForTimeout(300);
+    expect(await received(page)).toEqual([]); // nothing posted: allowedOrigin is not the parent
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+
+  it("says what to do when the wallet declines, and when the checkout has expired", async () => {
+    const session = await newSession();
+    const { page, errors } = await openPage(`${storefront}/cart`);
+    await page.addInitScript(() => {
+      const declined = Object.assign(new Error("User rejected the request."), { code: 4001 });
+      (window as unknown as { ethereum: unknown }).ethereum = { request: async () => { throw declined; } };
+    });
+    await page.reload({ waitUntil: "load" });
+    await mount(page, session);
+    await page.waitForFunction(() => (window as Storefront).received.length > 0, undefined, { timeout: 20_000 });
+    const frame = checkoutFrame(page)!;
+    await frame.getByRole("button", { name: "Pay with your browser wallet" }).click();
+    await frame.getByText("You declined connecting in your wallet. Press Pay to try again.").waitFor();
+    await page.waitForFunction(() => (window as Storefront).received.length > 1);
+    expect((await received(page))[1]).toEqual({
+      origin: checkout,
+      data: { type: "payment-error", payload: { error: { code: "user_rejected", message: "You declined connecting in your wallet. Press Pay to try again." } } },
+      accepted: true,
+      fromFrame: true,
+    });
+    expect(await frame.getByRole("button", { name: "Pay with your browser wallet" }).isEnabled()).toBe(true); // may try again
+    await page.close();
+
+    // Past its expiry (behind the API's back), the page offers no payment.
+    await w.t.owner`update checkout.sessions set expires_at = now() - interval '1 second' where id = ${session.checkoutId}`;
+    const opened = await openPage(session.checkoutUrl);
+    await opened.page.getByText("This checkout has expired. Go back to the store to start again.").waitFor();
+    expect(await opened.page.locator("[data-action=pay]").count()).toBe(0);
+    expect([...errors, ...opened.errors]).toEqual([]);
+    await opened.page.close();
+  });
+
   it("opened from checkoutUrl with a wallet: item, price, expiry and a pay button, at 1280 and 375 px", async () => {
     const session = await newSession();
     for (const width of [1280, 375]) {
@@ -285,4 +340,5 @@ describe("the hosted checkout page", { timeout: 90_000 }, () => {
       await page.close();
     }
   });
+
 });
