@@ -13,6 +13,7 @@ import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
 import { chromium, type Browser, type Frame, type Page } from "playwright-core";
+import { type HDAccount, parseAbi } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CHROMIUM_ARGS, CHROMIUM_INSTALL, CHROMIUM_PATH } from "../../scripts/lib/chromium.ts";
 import { startGatewayProcess, type GatewayProcess } from "../../scripts/lib/gateway-process.ts";
@@ -283,7 +284,7 @@ describe("the hosted checkout page", { timeout: 90_000 }, () => {
     await page.close();
   });
 
-  it("says what to do when the wallet declines, and when the checkout has expired", async () => {
+  it("says what to do when the wallet declines, the checkout has expired or the link is not valid", async () => {
     const session = await newSession();
     const { page, errors } = await openPage(`${storefront}/cart`);
     await page.addInitScript(() => {
@@ -311,8 +312,15 @@ describe("the hosted checkout page", { timeout: 90_000 }, () => {
     const opened = await openPage(session.checkoutUrl);
     await opened.page.getByText("This checkout has expired. Go back to the store to start again.").waitFor();
     expect(await opened.page.locator("[data-action=pay]").count()).toBe(0);
-    expect([...errors, ...opened.errors]).toEqual([]);
     await opened.page.close();
+
+    const LINK_NOT_VALID = "This checkout link is not valid. Go back to the store and start the checkout again.";
+    const unknown = await openPage(`${checkout}/checkout/0123456789abcdef01234567#clientSecret=${session.clientSecret}`);
+    await unknown.page.getByText(LINK_NOT_VALID).waitFor();
+    const malformed = await openPage(`${checkout}/checkout/not-an-id#clientSecret=${session.clientSecret}`);
+    await malformed.page.getByText(LINK_NOT_VALID).waitFor();
+    expect([...errors, ...opened.errors, ...unknown.errors, ...malformed.errors]).toEqual([]);
+    await Promise.all([unknown.page.close(), malformed.page.close()]);
   });
 
   it("opened from checkoutUrl with a wallet: item, price, expiry and a pay button, at 1280 and 375 px", async () => {
@@ -341,4 +349,93 @@ describe("the hosted checkout page", { timeout: 90_000 }, () => {
     }
   });
 
+
+  it("pays in the native currency with an injected wallet backed by anvil: payment-success, then the session reads COMPLETED", async () => {
+    const session = await staticPriceSession(10n ** 16n);
+    const { page, frame, outcome } = await payFromStorefront(session, w.anvil.accounts[2]!);
+    expect(await frame.locator("#steps").textContent()).toBe("Connect your walletSwitch networkPayConfirm on chain");
+    await page.screenshot({ path: join(SCREENSHOTS, "checkout-paid-1280.png") });
+    await expectCompleted(session, outcome);
+    await page.close();
+  });
+
+  it("pays in an ERC-20: approves first, waits for its receipt through the wallet, then pays", async () => {
+    const token = await w.deployToken(6);
+    const customer = w.anvil.accounts[3]!;
+    await w.chain.publicClient.waitForTransactionReceipt({
+      hash: await w.chain.wallet(w.anvil.accounts[0]!).writeContract({ address: token, abi: testTokenAbi, functionName: "mint", args: [customer.address, 10_000_000n] }),
+    });
+    const session = await staticPriceSession(2_500_000n, token);
+    const { page, frame, outcome } = await payFromStorefront(session, customer, async (f) => expect(await f.locator("#price").textContent()).toMatch(/^2\.5 tokens \(0x[0-9a-fA-F]{4}…[0-9a-fA-F]{4}\)$/));
+    expect(await frame.locator("#steps").textContent()).toBe("Connect your walletSwitch networkApprove the tokenPayConfirm on chain");
+    await expectCompleted(session, outcome);
+    expect(await w.chain.publicClient.readContract({ address: token, abi: testTokenAbi, functionName: "balanceOf", args: [customer.address] })).toBe(7_500_000n);
+    await page.close();
+  });
 });
+
+const testTokenAbi = parseAbi(["function mint(address to, uint256 amount)", "function balanceOf(address) view returns (uint256)"]);
+
+/** A session of a new static-price collection (no voucher from the service's key needed), paid in `token` or the native currency. */
+async function staticPriceSession(price: bigint, token: `0x${string}` | null = null): Promise<Session> {
+  const address = await w.deploy(w.anvil.accounts[1]!.address, { pricing: "static", staticPrice: price, ...(token ? { paymentToken: token } : {}) });
+  const registered = await w.register(owner.key, { address, pricing: "static", mintPrice: price.toString(), paymentToken: token });
+  expect(registered.status).toBe(201);
+  const request = sessionRequest((await registered.json()).id, { allowedOrigin: storefront });
+  request.items[0]!.mintPrice = price.toString();
+  const response = await fetch(`${gateway.url}/api/v3/checkout/sessions`, {
+    method: "POST",
+    headers: { "x-api-key": owner.key, "content-type": "application/json" },
+    body: JSON.stringify(request),
+  });
+  expect(response.status).toBe(201);
+  return response.json();
+}
+
+/**
+ * Embeds `session` in the storefront with a wallet for `customer`: an EIP-1193 provider in every
+ * frame whose requests this test answers (signing with viem, reading from anvil), as window.ethereum.
+ * Presses Pay and waits for the storefront's second message.
+ */
+async function payFromStorefront(session: Session, customer: HDAccount, beforePaying?: (frame: Frame) => Promise<void>) {
+  const wallet = w.chain.wallet(customer);
+  const { page, refused, errors } = await openPage(`${storefront}/cart`);
+  await page.exposeFunction("anvilWallet", async (method: string, params: unknown[]) => {
+    switch (method) {
+      case "eth_requestAccounts":
+      case "eth_accounts":
+        return [customer.address];
+      case "eth_chainId":
+        return `0x${w.anvil.chainId.toString(16)}`;
+      case "eth_sendTransaction": {
+        const [tx] = params as [{ to: `0x${string}`; data: `0x${string}`; value?: string }];
+        return wallet.sendTransaction({ to: tx.to, data: tx.data, value: BigInt(tx.value ?? 0) });
+      }
+      default:
+        return w.chain.publicClient.request({ method, params } as never);
+    }
+  });
+  await page.addInitScript(() => {
+    const call = (window as unknown as { anvilWallet: (method: string, params: unknown[]) => Promise<unknown> }).anvilWallet;
+    (window as unknown as { ethereum: unknown }).ethereum = { request: ({ method, params }: { method: string; params?: unknown[] }) => call(method, params ?? []) };
+  });
+  await page.reload({ waitUntil: "load" }); // init scripts run from the next document on
+  await mount(page, session);
+  await page.waitForFunction(() => (window as Storefront).received.length > 0, undefined, { timeout: 20_000 });
+  const frame = checkoutFrame(page)!;
+  await beforePaying?.(frame);
+  await frame.getByRole("button", { name: "Pay with your browser wallet" }).click();
+  await page.waitForFunction(() => (window as Storefront).received.length > 1, undefined, { timeout: 60_000 });
+  const outcome = (await received(page))[1]!;
+  expect(outcome).toMatchObject({ origin: checkout, data: { type: "payment-success", payload: { checkoutId: session.checkoutId } }, accepted: true, fromFrame: true });
+  await frame.getByText("Payment received. Thank you!").waitFor();
+  expect(refused).toEqual(["https://store.example/ticket.png"]);
+  expect(errors).toEqual([]);
+  return { page, frame, outcome };
+}
+
+/** The session as the API reads it: COMPLETED by the transaction the page reported to the storefront. */
+async function expectCompleted(session: Session, outcome: Received) {
+  const read = await fetch(`${gateway.url}/api/v3/checkout/sessions/${session.checkoutId}`, { headers: { "x-checkout-client-secret": session.clientSecret } });
+  expect(await read.json()).toMatchObject({ status: "COMPLETED", transactionHash: (outcome.data.payload as { transactionHash: string }).transactionHash });
+}

@@ -56,11 +56,13 @@
     return { status: response.status, data };
   }
 
+  const LINK_NOT_VALID = "This checkout link is not valid. Go back to the store and start the checkout again.";
+
   /** The refusal an API answer carries, in words a customer can act on. */
   function refusal({ status, data }) {
     const code = data.code ?? `http_${status}`;
     const state = data.details?.status;
-    if (status === 404) return new Problem(code, "This checkout link is not valid. Go back to the store and start the checkout again.");
+    if (status === 404) return new Problem(code, LINK_NOT_VALID);
     if (code === "origin_not_allowed") return new Problem(code, "This checkout cannot be paid on this site.");
     if (code === "checkout_not_payable" && state === "COMPLETED") return new Problem("already_paid", "This checkout is already paid.");
     if (code === "checkout_not_payable" && state === "EXPIRED") return new Problem("expired", "This checkout has expired. Go back to the store to start again.");
@@ -309,6 +311,8 @@
   async function start() {
     if (!secret) throw new Problem("missing_secret", "This checkout link is incomplete. Go back to the store and start the checkout again.");
     const read = await call("");
+    // A malformed id (400) is as useless to the customer as an unknown one (404).
+    if (read.status === 400) throw new Problem("not_found", LINK_NOT_VALID);
     if (read.status !== 200) throw refusal(read);
     session = read.data;
     renderSession(session);
