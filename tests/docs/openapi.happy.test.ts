@@ -44,7 +44,12 @@ describe("API documentation", () => {
       expect(op.responses["401"]?.content["application/json"].schema.$ref, `${method} ${path}`).toBe("#/components/schemas/Error");
     }
     expect(authenticated.filter(({ op }) => bySecret(op)).map(({ method, path }) => `${method} ${path}`))
-      .toEqual(["get /api/v3/checkout/sessions/{checkoutId}"]);
+      .toEqual([
+        "get /api/v3/checkout/sessions/{checkoutId}",
+        "post /api/v3/checkout/sessions/{checkoutId}/payments",
+        "post /api/v3/checkout/sessions/{checkoutId}/payments/{attemptId}/transaction",
+        "post /api/v3/checkout/sessions/{checkoutId}/confirm",
+      ]);
     expect(doc.components.securitySchemes.CheckoutClientSecret).toMatchObject({ type: "apiKey", in: "header", name: "X-Checkout-Client-Secret" });
     expect(doc.components.schemas.Error.required).toEqual(expect.arrayContaining(["error", "message", "code", "timestamp", "request_id"]));
   });
