@@ -323,6 +323,34 @@ describe("the hosted checkout page", { timeout: 90_000 }, () => {
     await Promise.all([unknown.page.close(), malformed.page.close()]);
   });
 
+  it("a wallet on another chain that does not know the session's chain: says how to fix it, nothing is prepared", async () => {
+    const session = await newSession();
+    const before = seen.length;
+    const { page, errors } = await openPage(`${storefront}/cart`);
+    await page.addInitScript(() => {
+      const unknownChain = Object.assign(new Error("Unrecognized chain ID."), { code: 4902 });
+      const answers: Record<string, unknown> = { eth_requestAccounts: ["0x000000000000000000000000000000000000dEaD"], eth_chainId: "0x1" };
+      (window as unknown as { ethereum: unknown }).ethereum = {
+        request: async ({ method }: { method: string }) => {
+          if (method in answers) return answers[method];
+          throw unknownChain;
+        },
+      };
+    });
+    await page.reload({ waitUntil: "load" });
+    await mount(page, session);
+    await page.waitForFunction(() => (window as Storefront).received.length > 0, undefined, { timeout: 20_000 });
+    const frame = checkoutFrame(page)!;
+    await frame.getByRole("button", { name: "Pay with your browser wallet" }).click();
+    const message = "Your wallet does not know Anvil (chain id 31337). Add it to your wallet, then press Pay again.";
+    await frame.getByText(message).waitFor();
+    await page.waitForFunction(() => (window as Storefront).received.length > 1);
+    expect((await received(page))[1]!.data).toEqual({ type: "payment-error", payload: { error: { code: "chain_not_added", message } } });
+    expect(seen.slice(before).filter((r) => r.line.includes("/payments"))).toEqual([]);
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+
   it("opened from checkoutUrl with a wallet: item, price, expiry and a pay button, at 1280 and 375 px", async () => {
     const session = await newSession();
     for (const width of [1280, 375]) {

@@ -74,7 +74,7 @@
   const NATIVE_SYMBOL = { 56: "BNB", 100: "xDAI", 137: "POL", 43114: "AVAX" };
   const CHAIN_NAME = {
     1: "Ethereum", 10: "OP Mainnet", 56: "BNB Chain", 100: "Gnosis", 137: "Polygon", 8453: "Base", 42161: "Arbitrum One",
-    43114: "Avalanche", 84532: "Base Sepolia", 11155111: "Sepolia", 31337: "local chain (anvil)",
+    43114: "Avalanche", 84532: "Base Sepolia", 11155111: "Sepolia", 31337: "Anvil",
   };
   const chainName = (id) => CHAIN_NAME[id] ?? `chain ${id}`;
   const short = (address) => `${address.slice(0, 6)}…${address.slice(-4)}`;
