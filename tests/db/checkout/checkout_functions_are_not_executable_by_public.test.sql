@@ -27,9 +27,12 @@ select set_eq(
     'checkout.session_by_client_secret(core.object_id,bytea)',
     'checkout.record_payment_attempt(core.object_id,bytea,text)',
     'checkout.complete_session(core.object_id,bytea,text,text,numeric[],numeric,text,bigint)',
-    'checkout.record_payment_transaction(core.object_id,bytea,core.object_id,text)'
+    'checkout.record_payment_transaction(core.object_id,bytea,core.object_id,text)',
+    'checkout.payer_of_transaction(core.object_id,bytea,text)',
+    -- The hosted page's CSP: only the allowed origin of a session, no secret needed.
+    'checkout.allowed_origin_of(core.object_id)'
   ],
-  'anon may execute only the client-secret functions'
+  'anon may execute only the client-secret functions and the page''s allowed origin'
 );
 
 select set_eq(

@@ -116,24 +116,23 @@ export const createCheckoutSession: RouteHandler<typeof routes.createCheckoutSes
   const clientSecret = newClientSecret();
   const newSecretHash = await sha256(clientSecret);
   const box = await secretBoxOf(config);
-
-  const { session, webhookCiphertext } = await c.get("db").transaction(scopeOf(c.get("principal")), async (tx) => {
-    // The owner is known only inside the key's scope, and the boxes are bound to it.
-    const [{ id: ownerId }] = await tx<[{ id: string }]>`select core.current_user_id() as id`;
-    const [clientSecretBox, webhookSecretBox] = await Promise.all([
-      box.seal(clientSecret, clientSecretAssociatedData(ownerId, input.externalOrderId)),
-      box.seal(newWebhookSecret(), webhookSecretAssociatedData(ownerId, input.webhookUrl)),
-    ]);
-    const [sessions, secrets] = await Promise.all([
-      tx<CreatedSessionRow[]>`
-        select id, owner_id, client_secret_ciphertext, status, expires_at, created
-        from checkout.create_session(${input.collectionId}, ${input.externalOrderId}, ${fingerprint}, ${tx.json(request)},
-                                     ${newSecretHash}, ${clientSecretBox},
-                                     now() + make_interval(secs => ${input.expiresInSeconds}))`,
-      tx<[{ ciphertext: Uint8Array }]>`select checkout.ensure_webhook_secret(${input.webhookUrl}, ${webhookSecretBox}) as ciphertext`,
-    ]);
-    return { session: sessions[0]!, webhookCiphertext: secrets[0].ciphertext };
-  });
+  const db = c.get("db");
+  const principal = c.get("principal");
+  if (principal.kind !== "api_key") throw new ApiError(401, "missing_api_key", "Send your API key in the x-api-key header.");
+  // The sealed secrets are bound to the owner, whom the key check already knows (a key never changes
+  // owner): the creation is then one statement, BEGIN to COMMIT in a single round trip.
+  const ownerId = principal.scope.ownerId ?? await db.apiKeyOwner(principal.scope);
+  const clientSecretBox = box.seal(clientSecret, clientSecretAssociatedData(ownerId, input.externalOrderId));
+  const webhookSecretBox = box.seal(newWebhookSecret(), webhookSecretAssociatedData(ownerId, input.webhookUrl));
+  // create_session runs first (a conflict aborts the statement before the webhook secret is stored).
+  const [created] = await db.statement(principal.scope, (tx) => tx<(CreatedSessionRow & { webhook_ciphertext: Uint8Array })[]>`
+    select s.id, s.owner_id, s.client_secret_ciphertext, s.status, s.expires_at, s.created, w.ciphertext as webhook_ciphertext
+    from checkout.create_session(${input.collectionId}, ${input.externalOrderId}, ${fingerprint}, ${tx.json(request)},
+                                 ${newSecretHash}, ${clientSecretBox},
+                                 now() + make_interval(secs => ${input.expiresInSeconds})) s
+    cross join lateral (select checkout.ensure_webhook_secret(${input.webhookUrl}, ${webhookSecretBox}) as ciphertext) w`);
+  const session = created!;
+  const webhookCiphertext = session.webhook_ciphertext;
 
   // A replay returns the first request's secret, stored sealed (the new one generated above is unused).
   const [secret, webhookSecret] = await Promise.all([
