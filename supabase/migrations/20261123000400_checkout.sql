@@ -790,9 +790,12 @@ create function checkout.record_payment_transaction(
 
 -- The reconciler's work list (service_jobs): payment attempts of sessions that are neither
 -- COMPLETED nor FAILED, prepared before their session's expiry and in the last 3 days (about the
--- webhook's retry horizon; older ones are left to an operator), oldest check first. With a hash:
--- check its receipt; without: search the collection's logs for the checkout reference from
--- prepared_at on. Security definer: it reads every owner's sessions, which service_jobs cannot.
+-- webhook's retry horizon; older ones are left to an operator). Attempts with a reported hash come
+-- first, oldest first: every page that prepared a payment and was left leaves an attempt without one
+-- for 3 days, and under the limit those must not crowd out the cheap receipt checks of customers
+-- who paid and closed the page. With a hash: check its receipt; without: search the collection's
+-- logs for the checkout reference from prepared_at on. Security definer: it reads every owner's
+-- sessions, which service_jobs cannot.
 create function checkout.payment_attempts_to_reconcile(p_limit integer)
   returns table (
     attempt_id         core.object_id,
@@ -818,7 +821,7 @@ create function checkout.payment_attempts_to_reconcile(p_limit integer)
       where s.status in ('PENDING', 'EXPIRED')
         and a.prepared_at < s.expires_at
         and a.prepared_at > now() - interval '3 days'
-      order by a.prepared_at
+      order by a.tx_hash is null, a.prepared_at
       limit least(greatest(coalesce(p_limit, 1), 1), 1000);
   end
   $$;
