@@ -68,6 +68,26 @@ describe("a key accepted lately is remembered with its owner", () => {
   });
 });
 
+describe("a permission the database checked lately is not checked again up front", () => {
+  it("is remembered only once proven, and a key accepted lately without it is still refused", async () => {
+    const holder = await t.userWithKey(["checkout:retry"]);
+    const lacking = await t.userWithKey();
+    const hashOf = (key: string) => createHash("sha256").update(key).digest();
+    const retry = (key: string) => t.call("/api/v3/checkout/sessions/65f0000000000000000000c1/webhook/retry", { method: "POST", key });
+
+    // Accepted lately, but never for checkout:retry: the up-front check still answers 403.
+    expect((await t.call("/api/v3/events", { key: lacking.key })).status).toBe(200);
+    expect(t.db.acceptedKeys.grants(hashOf(lacking.key), "checkout:retry")).toBe(false);
+    await expectErrorBody(await retry(lacking.key), 403, "missing_permission");
+    await expectErrorBody(await retry(lacking.key), 403, "missing_permission");
+
+    expect(t.db.acceptedKeys.grants(hashOf(holder.key), "checkout:retry")).toBe(false);
+    await expectErrorBody(await retry(holder.key), 404, "checkout_not_found");
+    expect(t.db.acceptedKeys.grants(hashOf(holder.key), "checkout:retry")).toBe(true);
+    expect(t.db.acceptedKeys.grants(hashOf(holder.key), "checkout:create")).toBe(false);
+  });
+});
+
 describe("keys not accepted lately are checked on a pool of their own", () => {
   it("a flood of unknown keys waits there, never in front of requests with an accepted key", async () => {
     const pool = (max: number) => connect(t.config.GATEWAY_DATABASE_URL, { max, prepare: true });

@@ -217,7 +217,7 @@ describe("a key is checked even when the handler never reaches the database", ()
     try {
       for (let i = 0; i < 20; i++) {
         const key = generateApiKey();
-        t.db.acceptedKeys.accept(key.hash, "65f000000000000000000001");
+        t.db.acceptedKeys.accept(key.hash, "65f000000000000000000001", []);
         await expectErrorBody(await a.request("/statement", { headers: { "x-api-key": key.plaintext } }), 401, "invalid_api_key");
         expect(t.db.acceptedKeys.ownerOf(key.hash)).toBeUndefined();
       }

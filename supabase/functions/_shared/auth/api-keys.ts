@@ -36,28 +36,40 @@ export function looksLikeApiKey(value: string): boolean {
  * cheap round trip) before the request is parsed or validated, so a made-up key buys no work; a key
  * in it skips that trip and is checked, as always, inside the request's own transaction. A revoked
  * key is refused there and forgotten here, so it costs at most one validated request. The owner of a
- * key never changes, so handlers may use it before their first statement (ApiKeyScope.ownerId).
+ * key never changes, so handlers may use it before their first statement (ApiKeyScope.ownerId); nor
+ * do its permissions, so one the database has checked need not be checked again up front
+ * (requirePermission), only, as always, in the transaction.
  */
 export class AcceptedKeyCache {
-  private readonly entries = new Map<string, { ownerId: string; expiry: number }>();
+  private readonly entries = new Map<string, { ownerId: string; expiry: number; permissions: Set<string> }>();
 
   constructor(private readonly ttlMs = 60_000, private readonly maxEntries = 10_000) {}
 
   /** The key's owner, when the database accepted the key lately. */
   ownerOf(keyHash: Uint8Array, now = Date.now()): string | undefined {
-    const id = Buffer.from(keyHash).toString("base64");
-    const entry = this.entries.get(id);
-    if (entry === undefined) return undefined;
-    if (entry.expiry > now) return entry.ownerId;
-    this.entries.delete(id);
-    return undefined;
+    return this.entry(keyHash, now)?.ownerId;
   }
 
-  accept(keyHash: Uint8Array, ownerId: string, now = Date.now()): void {
+  /** Whether the database accepted the key lately with `permission` ("resource:action") required. */
+  grants(keyHash: Uint8Array, permission: string, now = Date.now()): boolean {
+    return this.entry(keyHash, now)?.permissions.has(permission) ?? false;
+  }
+
+  /** The database accepted the key, requiring `permissions` of it. */
+  accept(keyHash: Uint8Array, ownerId: string, permissions: string[], now = Date.now()): void {
     const id = Buffer.from(keyHash).toString("base64");
+    const proven = new Set([...(this.entries.get(id)?.permissions ?? []), ...permissions]);
     this.entries.delete(id); // re-inserted last: a Map iterates in insertion order, oldest first
-    this.entries.set(id, { ownerId, expiry: now + this.ttlMs });
+    this.entries.set(id, { ownerId, expiry: now + this.ttlMs, permissions: proven });
     if (this.entries.size > this.maxEntries) this.entries.delete(this.entries.keys().next().value!);
+  }
+
+  private entry(keyHash: Uint8Array, now: number) {
+    const id = Buffer.from(keyHash).toString("base64");
+    const entry = this.entries.get(id);
+    if (entry === undefined || entry.expiry > now) return entry;
+    this.entries.delete(id);
+    return undefined;
   }
 
   forget(keyHash: Uint8Array): void {

@@ -152,7 +152,7 @@ export class Database {
     scope.verified = true;
     if (ownerId === undefined) return;
     scope.ownerId = ownerId;
-    this.acceptedKeys.accept(scope.keyHash, ownerId);
+    this.acceptedKeys.accept(scope.keyHash, ownerId, scope.requiredPermissions);
   }
 
   /** A key the database refused (unknown or revoked) is checked up front again from now on. */
