@@ -81,6 +81,9 @@ const configSchema = z.object({
   // and closed before confirming; 0 turns it off (where another process runs it). Passes may run on
   // several replicas: completing twice is refused by the SQL, only the RPC calls are repeated.
   CHECKOUT_RECONCILE_SECONDS: z.coerce.number().int().min(0).max(3600).default(15),
+  // The checkout-jobs function (Supabase, where no process stays up): the secret pg_cron's pg_net
+  // call presents in x-checkout-jobs-secret. Unset: the function refuses every call (503).
+  CHECKOUT_JOBS_SECRET: z.string().min(32, "at least 32 characters").optional(),
 }).superRefine((config, ctx) => {
   if (config.APP_ENV === "production" && !config.SECRETS_ENCRYPTION_KEY) {
     ctx.addIssue({ code: "custom", path: ["SECRETS_ENCRYPTION_KEY"], message: "required in production" });

@@ -30,6 +30,19 @@ declare const Deno:
 
 export type Environment = Record<string, string | undefined>;
 
+/** Supabase's Edge Runtime: keeps a function alive after its response for promises handed to waitUntil. */
+declare const EdgeRuntime: { waitUntil(task: Promise<unknown>): void } | undefined;
+
+/**
+ * Where work may outlive the response that started it: Supabase's Edge Runtime (which keeps the
+ * function alive until the task settles); undefined elsewhere, where a long-running process does
+ * that work in its own loops.
+ */
+export function afterResponseHost(): ((task: Promise<unknown>) => void) | undefined {
+  if (typeof EdgeRuntime === "undefined" || typeof EdgeRuntime?.waitUntil !== "function") return undefined;
+  return (task) => EdgeRuntime!.waitUntil(task);
+}
+
 export function runtimeEnvironment(): Environment {
   if (typeof Deno !== "undefined") return Deno.env.toObject();
   return (globalThis as { process?: { env: Environment } }).process?.env ?? {};
