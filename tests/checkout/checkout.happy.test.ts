@@ -31,6 +31,7 @@ describe("registering a collection", () => {
       mintPrice: "5000",
       paymentToken: null,
       tokenDecimals: 18,
+      tokenSymbol: null,
       providerCardChainIds: [31337],
       ownerAddress: account.address,
       createdAt: expect.stringMatching(/Z$/),
@@ -56,7 +57,7 @@ describe("registering a collection", () => {
     const address = await w.deploy(w.anvil.accounts[1]!.address, { paymentToken: token });
     const response = await w.register(owner.key, { address, pricing: "dynamic", paymentToken: token });
     expect(response.status).toBe(201);
-    expect(await response.json()).toMatchObject({ paymentToken: token, tokenDecimals: 6 });
+    expect(await response.json()).toMatchObject({ paymentToken: token, tokenDecimals: 6, tokenSymbol: "TUSD" });
   });
 });
 
@@ -140,7 +141,7 @@ describe("reading a session with its client secret", () => {
       expiresAt: session.expiresAt,
       item: request.items[0],
       price: "10000000000000000",
-      paymentToken: { address: null, decimals: 18 },
+      paymentToken: { address: null, decimals: 18, symbol: null },
       chainId: 31337,
       collectionAddress: expect.stringMatching(/^0x[0-9a-fA-F]{40}$/),
       pricing: "dynamic",
@@ -148,6 +149,7 @@ describe("reading a session with its client secret", () => {
       allowedOrigin: "https://store.example",
       transactionHash: null,
       completedAt: null,
+      failureReason: null,
     });
     const text = JSON.stringify(body);
     for (const secret of [session.clientSecret, session.webhookSecret, request.webhookUrl, request.externalOrderId]) {

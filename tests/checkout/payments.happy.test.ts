@@ -100,6 +100,8 @@ describe("paying in an ERC-20", () => {
     const collection = await w.payableCollection(owner, w.anvil.accounts[1]!, "static", token);
     await w.fund(token, customer().address, PRICE);
     const session = await w.newSession(owner, collection.id);
+    const shown = await (await readSession(w.t, session.checkoutId, { "X-Checkout-Client-Secret": session.clientSecret })).json();
+    expect(shown.paymentToken).toEqual({ address: token, decimals: 6, symbol: "TUSD" });
     const payment = await w.prepared(session, customer().address);
     expect(payment.transactions.map(({ kind, to, value }) => ({ kind, to, value }))).toEqual([
       { kind: "approve", to: token, value: "0" },

@@ -75,10 +75,12 @@ select results_eq(
     ('checkout.claim_webhook_deliveries(integer,integer)'),
     ('checkout.complete_session_as_job(core.object_id,text,text,numeric[],numeric,text,bigint)'),
     ('checkout.expire_sessions()'),
+    ('checkout.fail_session_as_job(core.object_id,text)'),
     ('checkout.payment_attempts_to_reconcile(integer)'),
-    ('checkout.record_webhook_attempt(core.object_id,integer,text,timestamp with time zone)')
+    ('checkout.record_webhook_attempt(core.object_id,integer,text,timestamp with time zone)'),
+    ('checkout.sessions_to_search_for_mints(integer)')
   $$,
-  'functions: the expiry job, the dispatcher''s two and the reconciler''s two'
+  'functions: the expiry job, the dispatcher''s two and the reconciler''s four'
 );
 
 -- In practice: no client secret, no payload writes, no session but expired ones.

@@ -33,8 +33,9 @@
 //   A checkoutRef is accepted once: a second mint with the same reference reverts. That is what
 //   ties one transaction to exactly one checkout. The reference of a checkout is its 24-hex id,
 //   right-aligned in 32 bytes (checkoutRefFromId), so a reconciler can find a mint by filtering
-//   the collection's CheckoutMinted logs on the indexed checkoutRef topic. An ERC-20 payment
-//   token must implement decimals().
+//   the collection's CheckoutMinted logs on the indexed checkoutRef topic (findCheckoutMints). An
+//   ERC-20 payment token must implement decimals(); its symbol() is read too, for display only (a
+//   token without a readable string symbol is shown by its address).
 //
 // The reference also exposes its configuration, for checking a registration against the chain:
 // pricing() (0 static, 1 dynamic), staticPrice(), paymentToken(), priceSigner(), and
@@ -58,7 +59,7 @@ import {
   type TransactionReceipt,
   zeroAddress,
 } from "viem";
-import { getBlockNumber, getChainId, getCode, getTransactionReceipt, readContract } from "viem/actions";
+import { getBlockNumber, getChainId, getCode, getLogs, getTransactionReceipt, readContract } from "viem/actions";
 
 /** The reference collection's ABI; tests/chain compares it with what solc compiles. */
 export const checkoutCollectionAbi = parseAbi([
@@ -174,6 +175,25 @@ export function readCollectionOwner(client: Client, collection: Address): Promis
 export function readTokenDecimals(client: Client, token: Address): Promise<ChainRead<number>> {
   if (isAddressEqual(token, NATIVE_TOKEN)) return Promise.resolve({ ok: true, value: 18 });
   return readView(client, token, () => readContract(client, { address: token, abi: erc20Abi, functionName: "decimals" }));
+}
+
+/** Longest symbol() kept for display; longer ones (or empty, or with control characters) are none. */
+const MAX_SYMBOL_LENGTH = 32;
+
+/**
+ * The ERC-20's `symbol()`, for display: null for the native currency, and a refusal for a token
+ * whose symbol() is missing, reverts or is not a short printable string (bytes32 symbols included).
+ */
+export async function readTokenSymbol(client: Client, token: Address): Promise<ChainRead<string | null>> {
+  if (isAddressEqual(token, NATIVE_TOKEN)) return { ok: true, value: null };
+  const read = await readView(client, token, () => readContract(client, { address: token, abi: erc20Abi, functionName: "symbol" }));
+  if (!read.ok) return read;
+  const symbol = read.value.trim();
+  // deno-lint-ignore no-control-regex
+  if (!symbol || [...symbol].length > MAX_SYMBOL_LENGTH || /[\u0000-\u001f\u007f-\u009f]/.test(symbol)) {
+    return { ok: false, code: "call_failed", message: "symbol() is not a short printable string" };
+  }
+  return { ok: true, value: symbol };
 }
 
 export interface VoucherDomain {
@@ -310,6 +330,47 @@ function collectionEvents(receipt: TransactionReceipt, collection: Address) {
     }
   }
   return { collectionLogs, minted, transfers };
+}
+
+/** A CheckoutMinted log of a collection, as findCheckoutMints answers it. */
+export interface FoundCheckoutMint {
+  checkoutRef: Hex;
+  to: Address;
+  txHash: Hex;
+  blockNumber: bigint;
+}
+
+/** Most checkout references in one eth_getLogs topic filter (providers limit the filter's size). */
+export const MAX_REFS_PER_LOG_QUERY = 100;
+
+/**
+ * The CheckoutMinted logs of `collection` carrying one of `checkoutRefs`, in blocks `fromBlock` to
+ * `toBlock` (inclusive): one eth_getLogs per MAX_REFS_PER_LOG_QUERY references, the references as
+ * alternatives of the indexed checkoutRef topic. Pending and removed (reorganised) logs are left
+ * out; verifying the receipt (verifyMintReceipt) decides the rest. Transport errors throw.
+ */
+export async function findCheckoutMints(client: Client, params: {
+  collection: Address;
+  checkoutRefs: Hex[];
+  fromBlock: bigint;
+  toBlock: bigint;
+}): Promise<FoundCheckoutMint[]> {
+  const found: FoundCheckoutMint[] = [];
+  for (let i = 0; i < params.checkoutRefs.length; i += MAX_REFS_PER_LOG_QUERY) {
+    const logs = await getLogs(client, {
+      address: params.collection,
+      event: checkoutEventsAbi[0],
+      args: { checkoutRef: params.checkoutRefs.slice(i, i + MAX_REFS_PER_LOG_QUERY) },
+      fromBlock: params.fromBlock,
+      toBlock: params.toBlock,
+      strict: true,
+    });
+    for (const log of logs) {
+      if (log.removed || log.transactionHash === null || log.blockNumber === null) continue;
+      found.push({ checkoutRef: log.args.checkoutRef, to: log.args.to, txHash: log.transactionHash, blockNumber: log.blockNumber });
+    }
+  }
+  return found;
 }
 
 /**

@@ -66,6 +66,7 @@
     if (code === "origin_not_allowed") return new Problem(code, "This checkout cannot be paid on this site.");
     if (code === "checkout_not_payable" && state === "COMPLETED") return new Problem("already_paid", "This checkout is already paid.");
     if (code === "checkout_not_payable" && state === "EXPIRED") return new Problem("expired", "This checkout has expired. Go back to the store to start again.");
+    if (code === "checkout_not_payable" && state === "FAILED") return new Problem("failed", "This checkout was stopped. Go back to the store to start again.");
     return new Problem(code, data.message ?? `The checkout service answered ${status}. Try again in a moment.`);
   }
 
@@ -88,7 +89,10 @@
   }
 
   function priceText(s) {
-    const symbol = s.paymentToken.address ? `tokens (${short(s.paymentToken.address)})` : NATIVE_SYMBOL[s.chainId] ?? "ETH";
+    // An ERC-20's symbol() as read at registration; a token without one is named by its address.
+    const symbol = !s.paymentToken.address
+      ? NATIVE_SYMBOL[s.chainId] ?? "ETH"
+      : s.paymentToken.symbol ?? `tokens (${short(s.paymentToken.address)})`;
     return `${formatUnits(s.price, s.paymentToken.decimals)} ${symbol}`;
   }
 
@@ -296,7 +300,7 @@
       const problem = error instanceof Problem ? error : new Problem("unexpected_error", String(error?.message ?? error));
       busy = false;
       if (problem.code === "already_paid") finish(problem.message, "success");
-      else if (problem.code === "expired") finish(problem.message);
+      else if (problem.code === "expired" || problem.code === "failed") finish(problem.message);
       else {
         showError(problem.message);
         setStatus("");

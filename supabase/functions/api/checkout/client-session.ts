@@ -40,15 +40,17 @@ export interface ClientSessionRow {
   collection_address: string;
   payment_token: string | null;
   token_decimals: number;
+  token_symbol: string | null;
   pricing: ClientCheckoutSession["pricing"];
   tx_hash: string | null;
   completed_at: Date | null;
+  failure_reason: string | null;
 }
 
 /** The client-safe session of this id and secret hash, or no row. */
 export const selectClientSession = (tx: Tx, checkoutId: string, secretHash: Uint8Array) => tx<ClientSessionRow[]>`
   select id, status, expires_at, items, price::text, payment_methods, allowed_origin, chain_id, collection_address,
-         payment_token, token_decimals, pricing, tx_hash, completed_at
+         payment_token, token_decimals, token_symbol, pricing, tx_hash, completed_at, failure_reason
   from checkout.session_by_client_secret(${checkoutId}, ${secretHash})`;
 
 /** The session row, or 404 `not_found`. */
@@ -65,7 +67,7 @@ export function toClientSession(row: ClientSessionRow): ClientCheckoutSession {
     expiresAt: row.expires_at.toISOString(),
     item: row.items[0]!,
     price: row.price,
-    paymentToken: { address: row.payment_token, decimals: row.token_decimals },
+    paymentToken: { address: row.payment_token, decimals: row.token_decimals, symbol: row.token_symbol },
     chainId: Number(row.chain_id),
     collectionAddress: row.collection_address,
     pricing: row.pricing,
@@ -73,5 +75,6 @@ export function toClientSession(row: ClientSessionRow): ClientCheckoutSession {
     allowedOrigin: row.allowed_origin,
     transactionHash: row.tx_hash,
     completedAt: row.completed_at?.toISOString() ?? null,
+    failureReason: row.failure_reason,
   };
 }

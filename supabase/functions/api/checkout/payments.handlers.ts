@@ -160,6 +160,11 @@ export const confirmPayment: RouteHandler<typeof routes.confirmPayment, AppEnv> 
     tx<{ payer: string | null }[]>`select checkout.payer_of_transaction(${checkoutId}, ${secretHash}, ${txHash}) as payer`,
   ]));
   if (!session) throw checkoutNotFound();
+  // FAILED is terminal (its reference was used by a mint that cannot pay it): no chain read, the
+  // same answer the SQL gives (complete_locked_session).
+  if (session.status === "FAILED") {
+    throw new ApiError(409, "checkout_not_payable", "This checkout is FAILED and cannot complete.", { status: session.status });
+  }
 
   // The payer is the wallet the page prepared this transaction for (its attempt reported the hash);
   // a page that never reported it: the transaction's sender, which is the payer for an ordinary

@@ -121,7 +121,9 @@ export const confirmPayment = createRoute({
     "is COMPLETED and its `checkout.completed` webhook queued, in one transaction. The same hash again answers " +
     "the COMPLETED session again; a hash that completed another checkout, or a checkout completed by another " +
     "hash: 409 `transaction_already_used`. An EXPIRED checkout completes only when the payer prepared the " +
-    "payment before expiry (409 `checkout_not_payable` otherwise, and for FAILED).",
+    "payment before expiry (409 `checkout_not_payable` otherwise). A FAILED checkout answers 409 " +
+    "`checkout_not_payable` at once. A refused `wrong_amount` or `wrong_token` mint does not fail the checkout " +
+    "here: the reconciler decides FAILED (the reference was consumed by a mint that cannot pay it).",
   security,
   request: {
     params: checkoutIdParam,

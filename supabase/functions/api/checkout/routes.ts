@@ -101,7 +101,8 @@ export const CreateCheckoutSessionSchema = z
   .openapi("CreateCheckoutSession");
 
 export const CheckoutStatus = z.enum(["PENDING", "COMPLETED", "EXPIRED", "FAILED"])
-  .openapi({ description: "PENDING reads as EXPIRED once expiresAt has passed" });
+  .openapi({ description: "PENDING reads as EXPIRED once expiresAt has passed. FAILED (terminal, with failureReason " +
+    "in the client-safe read): the checkout's on-chain reference was consumed by a mint that cannot pay it." });
 const timestamp = z.string().openapi({ format: "date-time" });
 
 export const CheckoutSessionSchema = z
@@ -133,6 +134,12 @@ export const ClientCheckoutSessionSchema = z
     paymentToken: z.object({
       address: z.string().nullable().openapi({ description: "null: the chain's native currency" }),
       decimals: z.number().int(),
+      symbol: z.string().nullable().openapi({
+        description: "The ERC-20's symbol() as read when the collection was registered, for display (\"10.00 USDC\"). " +
+          "null for the native currency (its symbol follows from chainId), for a token without a readable symbol() " +
+          "and for collections registered before symbols were read: show the token's address then.",
+        example: "USDC",
+      }),
     }),
     chainId: ChainId,
     collectionAddress: z.string(),
@@ -141,6 +148,12 @@ export const ClientCheckoutSessionSchema = z
     allowedOrigin: z.string(),
     transactionHash: z.string().nullable().openapi({ description: "The paying transaction, once COMPLETED" }),
     completedAt: timestamp.nullable(),
+    failureReason: z.string().nullable().openapi({
+      description: "Why the checkout is FAILED (null otherwise), a stable code. `checkout_reference_consumed`: the " +
+        "checkout's on-chain reference was used by a mint that does not pay this checkout (another amount or token, " +
+        "e.g. after the collection's price changed); no payment can complete it any more. Start a new checkout.",
+      example: null,
+    }),
   })
   .openapi("ClientCheckoutSession");
 

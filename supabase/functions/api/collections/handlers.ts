@@ -1,7 +1,7 @@
 import type { RouteHandler, z } from "@hono/zod-openapi";
 import { type Address, getAddress } from "viem";
 import { scopeOf } from "../../_shared/auth/principal.ts";
-import { type ChainRead, NATIVE_TOKEN, readCollectionOwner, readTokenDecimals } from "../../_shared/chain/collection.ts";
+import { type ChainRead, NATIVE_TOKEN, readCollectionOwner, readTokenDecimals, readTokenSymbol } from "../../_shared/chain/collection.ts";
 import { publicClientFor } from "../../_shared/chain/clients.ts";
 import type { Tx } from "../../_shared/db/database.ts";
 import { createRouter } from "../../_shared/http/app.ts";
@@ -19,13 +19,14 @@ interface CollectionRow {
   mint_price: string | null;
   payment_token: string | null;
   token_decimals: number;
+  token_symbol: string | null;
   provider_card_chain_ids: bigint[];
   verified_owner_address: string;
   created_at: Date;
 }
 
 const collectionColumns = (tx: Tx) =>
-  tx`id, chain_id, address, pricing, mint_price::text, payment_token, token_decimals, provider_card_chain_ids,
+  tx`id, chain_id, address, pricing, mint_price::text, payment_token, token_decimals, token_symbol, provider_card_chain_ids,
      verified_owner_address, created_at`;
 
 function toCollection(row: CollectionRow): Collection {
@@ -37,25 +38,33 @@ function toCollection(row: CollectionRow): Collection {
     mintPrice: row.mint_price,
     paymentToken: row.payment_token,
     tokenDecimals: row.token_decimals,
+    tokenSymbol: row.token_symbol,
     providerCardChainIds: row.provider_card_chain_ids.map(Number),
     ownerAddress: row.verified_owner_address,
     createdAt: row.created_at.toISOString(),
   };
 }
 
-/**
- * A chain read's value; a refusal by the contract is the caller's 400 `code`, a failure of the RPC
- * itself (viem throws those) a 502: the request may succeed later.
- */
-async function chainValue<T>(read: Promise<ChainRead<T>>, code: string, what: string): Promise<T> {
-  let result: ChainRead<T>;
+/** A chain read's answer; a failure of the RPC itself (viem throws those) is a 502: the request may succeed later. */
+async function fromChain<T>(read: Promise<ChainRead<T>>): Promise<ChainRead<T>> {
   try {
-    result = await read;
+    return await read;
   } catch {
     throw new ApiError(502, "chain_unavailable", "The chain's RPC endpoint did not answer; try again.");
   }
+}
+
+/** A chain read's value; a refusal by the contract is the caller's 400 `code`. */
+async function chainValue<T>(read: Promise<ChainRead<T>>, code: string, what: string): Promise<T> {
+  const result = await fromChain(read);
   if (!result.ok) throw new ApiError(400, code, `${what}: ${result.message}`, { reason: result.code });
   return result.value;
+}
+
+/** The token's symbol, for display only: null when the contract has no readable one. */
+async function symbolOrNull(read: Promise<ChainRead<string | null>>): Promise<string | null> {
+  const result = await fromChain(read);
+  return result.ok ? result.value : null;
 }
 
 export const registerCollection: RouteHandler<typeof routes.registerCollection, AppEnv> = async (c) => {
@@ -68,18 +77,20 @@ export const registerCollection: RouteHandler<typeof routes.registerCollection, 
 
   const address = getAddress(input.address);
   const paymentToken: Address = input.paymentToken ? getAddress(input.paymentToken) : NATIVE_TOKEN;
-  const [owner, tokenDecimals] = await Promise.all([
+  const [owner, tokenDecimals, tokenSymbol] = await Promise.all([
     chainValue(readCollectionOwner(client, address), "not_a_collection", "The address is not a collection with owner()"),
     chainValue(readTokenDecimals(client, paymentToken), "invalid_payment_token", "The payment token has no decimals()"),
+    // For display only: a token without a readable symbol() is registered without one.
+    symbolOrNull(readTokenSymbol(client, paymentToken)),
   ]);
 
   // Inserted only when owner() is one of the caller's linked addresses on the chain; the insert
   // policy checks the same again, so this only tells that refusal apart from the others.
   const [row] = await db.statement(scope, (tx) => tx<CollectionRow[]>`
     insert into checkout.collections (chain_id, address, pricing, mint_price, payment_token, token_decimals,
-                                      provider_card_chain_ids, verified_owner_address)
+                                      token_symbol, provider_card_chain_ids, verified_owner_address)
     select ${input.chainId}::bigint, ${address}::text, ${input.pricing}::text, ${input.mintPrice ?? null}::numeric,
-           ${input.paymentToken ? paymentToken : null}::text, ${tokenDecimals}::smallint,
+           ${input.paymentToken ? paymentToken : null}::text, ${tokenDecimals}::smallint, ${tokenSymbol}::text,
            ${input.providerCardChainIds}::bigint[], ${owner}::text
     where exists (
       select from core.crypto_addresses a

@@ -36,7 +36,7 @@ const COLLECTION_INTERFACE = `
   \`address(0)\` for the native currency.
 - A \`checkoutRef\` is accepted once: a second mint with the same reference reverts, which ties one transaction to
   exactly one checkout. The reference of a checkout is its 24-hex id, right-aligned in 32 bytes.
-- An ERC-20 payment token must implement \`decimals()\`.`;
+- An ERC-20 payment token must implement \`decimals()\`; its \`symbol()\` is read too, for display only (optional).`;
 
 export const RegisterCollectionSchema = z
   .object({
@@ -69,6 +69,11 @@ export const CollectionSchema = z
     mintPrice: TokenAmount.nullable(),
     paymentToken: z.string().nullable(),
     tokenDecimals: z.number().int().openapi({ description: "18 for the native currency, else the ERC-20's decimals()" }),
+    tokenSymbol: z.string().nullable().openapi({
+      description: "The ERC-20's symbol() read at registration, for display (the hosted page shows the price with it); " +
+        "null for the native currency, for a token without a readable string symbol(), and for collections registered before it was read",
+      example: "USDC",
+    }),
     providerCardChainIds: z.array(ChainId),
     ownerAddress: z.string().openapi({ description: "What owner() returned when ownership was verified" }),
     createdAt: z.string().openapi({ format: "date-time" }),
