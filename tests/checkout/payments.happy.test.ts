@@ -94,6 +94,28 @@ describe("paying a static-price checkout in the native currency", () => {
   });
 });
 
+describe("on Supabase's Edge Runtime", () => {
+  const host = globalThis as { EdgeRuntime?: { waitUntil(task: Promise<unknown>): void } };
+
+  it("the confirming request tries the webhook itself after its response (waitUntil), with no dispatcher running", async () => {
+    const tasks: Promise<unknown>[] = [];
+    host.EdgeRuntime = { waitUntil: (task) => tasks.push(task) };
+    try {
+      const session = await w.newSession(owner, staticCollection.id);
+      const txHash = await w.pay(customer(), await w.prepared(session, customer().address));
+      await expectCompleted(session, txHash);
+      expect(tasks).toHaveLength(1);
+      await Promise.all(tasks);
+      // The store's URL does not resolve here: the attempt is what proves the kick ran.
+      const [delivery] = await w.t.owner<{ attempts: number }[]>`
+        select attempts from checkout.webhook_deliveries where session_id = ${session.checkoutId}`;
+      expect(delivery!.attempts).toBe(1);
+    } finally {
+      delete host.EdgeRuntime;
+    }
+  });
+});
+
 describe("paying in an ERC-20", () => {
   it("prepares the approval of exactly the price to the collection, then the mint without value", async () => {
     const token = await w.deployToken(6);

@@ -6,6 +6,7 @@ import { DEVELOPMENT_ENCRYPTION_KEY, type Config } from "../../_shared/config.ts
 import { SecretBox } from "../../_shared/crypto/secret-box.ts";
 import { createRouter } from "../../_shared/http/app.ts";
 import type { AppEnv } from "../../_shared/http/context.ts";
+import { kickWebhookDispatch } from "../../_shared/webhooks/kick.ts";
 import { ApiError } from "../../_shared/http/errors.ts";
 import { refusedAddressReason } from "../../_shared/webhooks/address-policy.ts";
 import { webhookSecretAssociatedData } from "../../_shared/webhooks/dispatcher.ts";
@@ -190,6 +191,7 @@ export const retryCheckoutWebhook: RouteHandler<typeof routes.retryCheckoutWebho
   const [row] = await c.get("db").statement(scopeOf(c.get("principal")), (tx) => tx<DeliveryRow[]>`
     select id, event_id, status, attempts, next_attempt_at, delivered_at, created_at
     from checkout.requeue_webhook(${checkoutId})`);
+  kickWebhookDispatch({ db: c.get("db"), config: c.get("config") });
   return c.json(toDelivery(row!), 202);
 };
 

@@ -18,6 +18,7 @@ import {
 import { type CheckoutTerms, completionOf, verifyCheckoutPayment } from "../../_shared/checkout/verification.ts";
 import type { Config } from "../../_shared/config.ts";
 import type { AppEnv } from "../../_shared/http/context.ts";
+import { kickWebhookDispatch } from "../../_shared/webhooks/kick.ts";
 import { ApiError } from "../../_shared/http/errors.ts";
 import {
   asCheckoutNotFound,
@@ -193,6 +194,7 @@ export const confirmPayment: RouteHandler<typeof routes.confirmPayment, AppEnv> 
   }).catch((error) => {
     throw asCheckoutNotFound(error);
   });
+  kickWebhookDispatch({ db, config });
   c.header("cache-control", "no-store");
   return c.json({ ...toClientSession(completed), tokenIds: done.tokenIds }, 200);
 };
