@@ -1,0 +1,157 @@
+-- Issue 9: complete turns a verified hold into usage once. The reservation must be the caller's,
+-- active and verified; the transaction must be the verified one (else PT409 reservation_mismatch
+-- naming the field); its cost at most the hold (cost_exceeds_hold). The same reservation completed
+-- again with the same transaction replays the first usage; a transaction already charged for
+-- another reservation is transaction_already_charged. ERC-4337 usage is charged once per user
+-- operation, so two user operations bundled in one transaction are both charged.
+begin;
+select plan(23);
+
+grant usage on schema extensions to service_jobs;
+
+-- What a statement raises: {code, hint, detail (when JSON)}, or null when it succeeds.
+create function pg_temp.error_of(p_sql text) returns jsonb language plpgsql as $f$
+  declare v_state text; v_hint text; v_detail text;
+  begin
+    execute p_sql;
+    return null;
+  exception when others then
+    get stacked diagnostics v_state = returned_sqlstate, v_hint = pg_exception_hint, v_detail = pg_exception_detail;
+    return jsonb_strip_nulls(jsonb_build_object('code', v_state, 'hint', nullif(v_hint, ''),
+      'detail', case when v_detail like '{%' then v_detail::jsonb end));
+  end $f$;
+
+\set chain 31337
+\set wallet '0x00000000000000000000000000000000000000a1'
+\set actor '0x00000000000000000000000000000000000000b1'
+\set vault '0x00000000000000000000000000000000000000f1'
+\set target '0x00000000000000000000000000000000000000c1'
+
+-- Bob's check for call data p_call_data (value 5, hold 1000), verified by the provider unless told
+-- otherwise; returns the reservation id and leaves Bob authenticated.
+create function pg_temp.reserve(p_call_data text, p_verified boolean default true) returns text
+  language plpgsql as $f$
+    declare v_id text;
+    begin
+      select c.reservation_id into strict v_id from sponsorship.check(31337, '0x00000000000000000000000000000000000000a1',
+        'check_in', 'client-1', '0x00000000000000000000000000000000000000c1', p_call_data, 5,
+        '0x00000000000000000000000000000000000000b1', null, 1000, 1000) c;
+      if p_verified then
+        perform set_config('role', 'none', true);
+        set local role service_jobs;
+        perform sponsorship.provider_verify('client-1', 31337, '0x00000000000000000000000000000000000000b1',
+          '0x00000000000000000000000000000000000000c1', p_call_data, 5, 1000);
+        reset role;
+        set local role authenticated;
+      end if;
+      return v_id;
+    end $f$;
+grant execute on function pg_temp.reserve(text, boolean) to authenticated;
+
+-- Bob completes: {usage, amount, released, replayed}, or the error (error_of).
+create function pg_temp.complete(p_reservation text, p_call_data text, p_mode text, p_tx integer, p_user_op integer,
+    p_cost numeric, p_client_id text default 'client-1', p_target text default '0x00000000000000000000000000000000000000c1',
+    p_value numeric default 5) returns jsonb
+  language plpgsql as $f$
+    declare
+      v_call text := format('select * from sponsorship.complete(%L, %L, %L, %L, %s, %L, %L, %L, %L, %s)', p_reservation,
+        p_client_id, p_target, p_call_data, coalesce(p_value::text, 'null'), p_mode, tests.tx_hash(p_tx),
+        case when p_user_op is not null then tests.tx_hash(p_user_op) end, '0x00000000000000000000000000000000000000b1', p_cost);
+      v_result jsonb;
+    begin
+      execute format('select jsonb_build_object(''usage'', c.usage_id, ''amount'', c.amount, ''released'', c.released, ''replayed'', c.replayed) from (%s) c', v_call)
+        into v_result;
+      return v_result;
+    exception when others then
+      return pg_temp.error_of(v_call);
+    end $f$;
+
+select tests.create_user('alice@example.com') as alice \gset
+select tests.create_user('bob@example.com') as bob \gset
+select tests.create_user('carol@example.com') as carol \gset
+select tests.link_address(:'alice', :'wallet', :'chain');
+select tests.link_address(:'bob', :'actor', :'chain');
+select tests.authenticate_as(:'alice');
+select sponsorship.record_deposit(:chain, :'wallet', tests.tx_hash(1), 100000, :'vault', 1, 100);
+select sponsorship.save_settings(:chain, :'wallet', '{check_in}', null, null, null, null, '{}', '{}', null, null);
+
+select tests.authenticate_as(:'bob');
+select pg_temp.reserve('0x00000001') as first \gset
+select pg_temp.reserve('0x00000002', false) as unverified \gset
+select pg_temp.reserve('0x00000003') as second \gset
+select pg_temp.reserve('0x00000004') as op_1 \gset
+select pg_temp.reserve('0x00000005') as op_2 \gset
+select pg_temp.reserve('0x00000006') as op_3 \gset
+
+-- Refusals before anything is charged.
+select is(pg_temp.complete(:'first', '0x00000001', 'eoa', 100, null, 800, p_client_id => 'client-2'),
+  '{"code": "PT409", "hint": "reservation_mismatch", "detail": {"field": "clientId"}}', 'another client id: reservation_mismatch naming clientId');
+select is(pg_temp.complete(:'first', '0x00000001', 'eoa', 100, null, 800, p_target => '0x00000000000000000000000000000000000000c2'),
+  '{"code": "PT409", "hint": "reservation_mismatch", "detail": {"field": "targetAddress"}}', 'another target: targetAddress');
+select is(pg_temp.complete(:'first', '0x00000009', 'eoa', 100, null, 800),
+  '{"code": "PT409", "hint": "reservation_mismatch", "detail": {"field": "callData"}}', 'other call data: callData');
+select is(pg_temp.complete(:'first', '0x00000001', 'eoa', 100, null, 800, p_value => 6),
+  '{"code": "PT409", "hint": "reservation_mismatch", "detail": {"field": "nativeValueWei"}}', 'another value: nativeValueWei');
+select is(pg_temp.complete(:'first', '0x00000001', 'eoa', 100, null, 800, p_client_id => null),
+  '{"code": "PT409", "hint": "reservation_mismatch", "detail": {"field": "clientId"}}', 'a missing field is a mismatch too, not a match');
+select is(pg_temp.complete(:'first', '0x00000001', 'eoa', 100, null, 800, p_value => null),
+  '{"code": "PT409", "hint": "reservation_mismatch", "detail": {"field": "nativeValueWei"}}', 'a missing value too');
+select is(pg_temp.complete(:'unverified', '0x00000002', 'eoa', 100, null, 800),
+  '{"code": "PT409", "hint": "reservation_not_verified"}', 'a reservation the provider did not verify: reservation_not_verified');
+select is(pg_temp.complete(:'first', '0x00000001', 'eoa', 100, null, 1001),
+  '{"code": "PT409", "hint": "cost_exceeds_hold"}', 'a cost over the hold: cost_exceeds_hold');
+select tests.authenticate_as(:'carol');
+select is(pg_temp.complete(:'first', '0x00000001', 'eoa', 100, null, 800),
+  '{"code": "PT404", "hint": "reservation_not_found"}', 'someone else''s reservation: reservation_not_found');
+select tests.authenticate_as(:'alice');
+select is(pg_temp.complete(:'first', '0x00000001', 'eoa', 100, null, 800),
+  '{"code": "PT404", "hint": "reservation_not_found"}', 'also for the sponsor''s owner: only the requester completes');
+select tests.clear_authentication();
+select is((select count(*)::int from sponsorship.usage), 0, 'nothing was charged');
+
+-- The charge, once.
+select tests.authenticate_as(:'bob');
+select pg_temp.complete(:'first', '0x00000001', 'eoa', 100, null, 800) as charged \gset
+select is(:'charged'::jsonb - 'usage', '{"amount": 800, "released": 200, "replayed": false}',
+  'the verified transaction is charged its cost; the rest of the hold is released');
+select is(pg_temp.complete(:'first', '0x00000001', 'eoa', 100, null, 800), :'charged'::jsonb || '{"replayed": true}',
+  'completing it again with the same transaction replays the same usage');
+select is(pg_temp.complete(:'first', '0x00000001', 'eoa', 101, null, 800),
+  '{"code": "PT409", "hint": "reservation_not_active", "detail": {"status": "completed"}}', 'with another transaction it is reservation_not_active');
+select is(pg_temp.complete(:'second', '0x00000003', 'eoa', 100, null, 800),
+  '{"code": "PT409", "hint": "transaction_already_charged"}', 'another reservation with the charged transaction: transaction_already_charged');
+
+-- ERC-4337: one bundle transaction, several user operations, each charged once.
+select is(pg_temp.complete(:'op_1', '0x00000004', 'erc4337', 200, 201, 300) - 'usage', '{"amount": 300, "released": 700, "replayed": false}', 'a user operation in bundle 200 is charged');
+select pg_temp.complete(:'op_2', '0x00000005', 'erc4337', 200, 202, 400) as op_2_charged \gset
+select is(:'op_2_charged'::jsonb - 'usage', '{"amount": 400, "released": 600, "replayed": false}', 'another user operation in the same bundle is charged too');
+select is(pg_temp.complete(:'op_3', '0x00000006', 'erc4337', 200, 201, 300),
+  '{"code": "PT409", "hint": "transaction_already_charged"}', 'a user operation charged before is transaction_already_charged');
+select is(pg_temp.complete(:'op_2', '0x00000005', 'erc4337', 200, 202, 400), :'op_2_charged'::jsonb || '{"replayed": true}', 'a user operation''s completion replays');
+
+select tests.clear_authentication();
+select results_eq(
+  $$select reservation_id::text, mode, tx_hash::text, user_op_hash::text, amount::numeric from sponsorship.usage order by id$$,
+  format($$values (%L, 'eoa', %L, null, 800::numeric), (%L, 'erc4337', %L, %L, 300), (%L, 'erc4337', %L, %L, 400)$$,
+         :'first', tests.tx_hash(100), :'op_1', tests.tx_hash(200), tests.tx_hash(201), :'op_2', tests.tx_hash(200), tests.tx_hash(202)),
+  'three usage rows: one per charged transaction or user operation'
+);
+select results_eq(
+  $$select id::text, status from sponsorship.reservations order by id$$,
+  format($$select id, case when id in (%L, %L, %L) then 'completed' else 'active' end from unnest(array[%L, %L, %L, %L, %L, %L]) id order by id$$,
+         :'first', :'op_1', :'op_2', :'first', :'unverified', :'second', :'op_1', :'op_2', :'op_3'),
+  'the refused reservations are still active'
+);
+select results_eq(
+  $$select deposited::numeric, spent::numeric, held::numeric from sponsorship.sponsors$$,
+  $$values (100000::numeric, 1500::numeric, 3000::numeric)$$,
+  'spent is the three charges; held the three holds left'
+);
+select results_eq(
+  $$select kind, count(*)::int, sum(amount)::numeric from sponsorship.ledger_entries group by kind order by kind$$,
+  $$values ('deposit', 1, 100000::numeric), ('hold', 6, 6000::numeric), ('release', 3, 3000::numeric), ('spend', 3, 1500::numeric)$$,
+  'each completion appended a release of its hold and a spend of its cost, once'
+);
+
+select * from finish();
+rollback;

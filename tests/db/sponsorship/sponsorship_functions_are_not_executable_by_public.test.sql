@@ -1,0 +1,85 @@
+-- Deny by default: no sponsorship function (nor the rate limiter) is executable by PUBLIC; users
+-- (authenticated) execute exactly the API's functions and the two ownership tests the policies
+-- call; the internals that move money (lock_sponsor, release_expired_of) are nobody's; anon and
+-- the login role execute none of them.
+begin;
+select plan(7);
+
+select is_empty(
+  $$
+    select p.oid::regprocedure::text as executable_by_public
+    from pg_proc p
+    join pg_namespace n on n.oid = p.pronamespace
+    where (n.nspname = 'sponsorship' or p.oid in ('core.take_rate_limit(text,integer,integer)'::regprocedure,
+                                                  'core.purge_rate_limit_windows()'::regprocedure))
+      and exists (
+        select from aclexplode(coalesce(p.proacl, acldefault('f', p.proowner))) a
+        where a.grantee = 0 and a.privilege_type = 'EXECUTE'
+      )
+    order by 1
+  $$,
+  'no function in sponsorship, nor the rate limiter, is executable by PUBLIC'
+);
+
+select set_eq(
+  $$
+    select p.oid::regprocedure::text from pg_proc p join pg_namespace n on n.oid = p.pronamespace
+    where n.nspname = 'sponsorship' and has_function_privilege('authenticated', p.oid, 'execute')
+  $$,
+  array[
+    'sponsorship.owns_wallet(bigint,text)',
+    'sponsorship.owns_sponsor(bigint)',
+    'sponsorship.balance(bigint,text)',
+    'sponsorship.save_settings(bigint,text,sponsorship.operation_type[],numeric,numeric,integer,numeric,text[],text[],timestamp with time zone,timestamp with time zone)',
+    'sponsorship."check"(bigint,text,sponsorship.operation_type,text,text,text,numeric,text,text,numeric,integer)',
+    'sponsorship.complete(text,text,text,text,numeric,text,text,text,text,numeric)',
+    'sponsorship.cancel(text,text,text,text,numeric)',
+    'sponsorship.record_deposit(bigint,text,text,numeric,text,bigint,integer)',
+    'sponsorship.record_usage(bigint,text,sponsorship.operation_type,text,text,numeric,integer)'
+  ],
+  'authenticated may execute exactly the API''s functions and the policies'' ownership tests'
+);
+
+select is_empty(
+  $$
+    select p.oid::regprocedure::text from pg_proc p join pg_namespace n on n.oid = p.pronamespace
+    where n.nspname = 'sponsorship' and p.prosecdef
+      and not coalesce(p.proconfig @> array['search_path=""'], false)
+  $$,
+  'every security definer function pins an empty search_path'
+);
+
+select is_empty(
+  $$
+    select p.oid::regprocedure::text from pg_proc p join pg_namespace n on n.oid = p.pronamespace
+    where n.nspname = 'sponsorship'
+      and p.proname in ('lock_sponsor', 'release_expired_of', 'available_of', 'refuse_ledger_change')
+      and (has_function_privilege('anon', p.oid, 'execute') or has_function_privilege('authenticated', p.oid, 'execute')
+        or has_function_privilege('service_jobs', p.oid, 'execute') or has_function_privilege('service_role', p.oid, 'execute'))
+  $$,
+  'the internals (lock_sponsor, release_expired_of, available_of, the ledger trigger) are nobody''s'
+);
+
+select is_empty(
+  $$
+    select p.oid::regprocedure::text from pg_proc p join pg_namespace n on n.oid = p.pronamespace
+    where (n.nspname = 'sponsorship' or p.oid = 'core.take_rate_limit(text,integer,integer)'::regprocedure)
+      and (has_function_privilege('anon', p.oid, 'execute') or has_function_privilege('api_gateway', p.oid, 'execute'))
+  $$,
+  'anon and the login role execute none of them (nor take_rate_limit)'
+);
+
+select tests.create_user('alice@example.com') as alice \gset
+select tests.authenticate_as(:'alice');
+select throws_ok(
+  $$select sponsorship.lock_sponsor(31337, '0x00000000000000000000000000000000000000a1')$$,
+  '42501', null, 'a user cannot create or lock a sponsor row directly'
+);
+select throws_ok(
+  $$select sponsorship.release_expired_holds()$$,
+  '42501', null, 'nor run the expiry job'
+);
+select tests.clear_authentication();
+
+select * from finish();
+rollback;
