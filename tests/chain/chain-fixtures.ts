@@ -1,6 +1,6 @@
 // One anvil per test file, with the clients the chain tests use. Polling every 50 ms: viem's
 // default (4 s) would make every wait on a local, instantly mined chain take seconds (DESIGN).
-import { createPublicClient, createTestClient, createWalletClient, http, type HDAccount } from "viem";
+import { createPublicClient, createTestClient, createWalletClient, http, type LocalAccount } from "viem";
 import { anvil as anvilChain } from "viem/chains";
 import { type Anvil, startAnvil } from "../../scripts/lib/anvil.ts";
 
@@ -11,7 +11,7 @@ export async function startChain() {
   const transport = http(anvil.rpcUrl);
   const publicClient = createPublicClient({ chain: anvilChain, transport, pollingInterval: POLLING_INTERVAL_MS });
   const testClient = createTestClient({ chain: anvilChain, transport, mode: "anvil", pollingInterval: POLLING_INTERVAL_MS });
-  const wallet = (account: HDAccount) =>
+  const wallet = (account: LocalAccount) =>
     createWalletClient({ account, chain: anvilChain, transport, pollingInterval: POLLING_INTERVAL_MS });
   return { anvil, publicClient, testClient, wallet };
 }

@@ -40,7 +40,11 @@ describe("API documentation", () => {
         expect(op.responses["404"]?.content["application/json"].schema.$ref, `${method} ${path}`).toBe("#/components/schemas/Error");
         continue;
       }
-      expect(op.security, `${method} ${path}`).toEqual([{ ApiKeyAuth: [] }]);
+      // SPEC 5.8: the sponsorship owner's routes also take the app session; the provider's verifier its own secret.
+      const allowed = path === "/api/v3/sponsorship/provider/verify"
+        ? [[{ ProviderVerifierSecret: [] }]]
+        : [[{ ApiKeyAuth: [] }], ...(path.startsWith("/api/v3/sponsorship/") ? [[{ ApiKeyAuth: [] }, { SessionAuth: [] }]] : [])];
+      expect(allowed, `${method} ${path}`).toContainEqual(op.security);
       expect(op.responses["401"]?.content["application/json"].schema.$ref, `${method} ${path}`).toBe("#/components/schemas/Error");
     }
     expect(authenticated.filter(({ op }) => bySecret(op)).map(({ method, path }) => `${method} ${path}`))
@@ -51,6 +55,8 @@ describe("API documentation", () => {
         "post /api/v3/checkout/sessions/{checkoutId}/confirm",
       ]);
     expect(doc.components.securitySchemes.CheckoutClientSecret).toMatchObject({ type: "apiKey", in: "header", name: "X-Checkout-Client-Secret" });
+    expect(doc.components.securitySchemes.SessionAuth).toMatchObject({ type: "http", scheme: "bearer" });
+    expect(doc.components.securitySchemes.ProviderVerifierSecret).toMatchObject({ type: "apiKey", in: "header", name: "x-service-provider-verifier-secret" });
     expect(doc.components.schemas.Error.required).toEqual(expect.arrayContaining(["error", "message", "code", "timestamp", "request_id"]));
   });
 

@@ -18,7 +18,8 @@ const RUNS = Number(process.env.FUZZ_RUNS ?? 600);
 const REPLAY = process.env.FUZZ_PATH ? { path: process.env.FUZZ_PATH, endOnFailure: true } : {};
 const PERMISSIONS = ["checkout:create", "checkout:retry", "sponsorship:write"];
 
-const ctx = await createTestContext();
+const VERIFIER_SECRET = "fuzz-verifier-secret-0123456789-0123456789";
+const ctx = await createTestContext({ SPONSORSHIP_VERIFIER_SECRETS: VERIFIER_SECRET });
 afterAll(() => ctx.close());
 
 const document = await (await ctx.call("/api/v3/openapi")).json();
@@ -108,6 +109,7 @@ beforeAll(async () => {
     },
     fuzzerKey: fuzzer.key,
     revokedKey: revoked.key,
+    verifierSecret: VERIFIER_SECRET,
   };
   readOtherUsersRows = await userRowsReader(ctx.owner, [victim.id, bystander.id]);
   otherUsersRows = await readOtherUsersRows();

@@ -71,6 +71,8 @@ export interface FuzzContext extends SchemaContext {
   fuzzerKey: string;
   /** A key that was revoked. */
   revokedKey: string;
+  /** The sponsored-transaction provider's secret (sent with the key: other routes ignore it). */
+  verifierSecret: string;
 }
 
 /** One request as it is sent; its `toString` is the reproduction printed on failure. */
@@ -563,7 +565,7 @@ function credentialsArbitrary(context: FuzzContext): fc.Arbitrary<{ headers: Arr
   const choice = (weight: number, what: string, headers: fc.Arbitrary<Array<[string, string]>>) =>
     ({ weight, arbitrary: headers.map((h) => ({ headers: h, what })) });
   return fc.oneof(
-    choice(80, "the fuzzer's key", fc.constant([["x-api-key", key]])),
+    choice(80, "the fuzzer's key (and the provider's verifier secret)", fc.constant([["x-api-key", key], ["x-service-provider-verifier-secret", context.verifierSecret]])),
     choice(3, "no credentials", fc.constant([])),
     choice(3, "malformed key", fc.oneof(fc.string({ unit: "binary-ascii", maxLength: 80 }), fc.constantFrom(`${key} `, ` ${key}`, key.slice(0, -1), key.toUpperCase(), `${key},${key}`, "sk_", "")).map((k) => [["x-api-key", k.replace(/[\u0000-\u001f\u007f]/g, "")]])),
     choice(3, "well-formed unknown key", matching(/^sk_[a-z0-9]{8}_[A-Za-z0-9_-]{43}$/).map((k) => [["x-api-key", k]])),

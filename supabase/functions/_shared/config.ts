@@ -11,7 +11,18 @@ const evmChainsSchema = z.array(z.object({
   chainId: z.number().int().positive(),
   rpcUrl: z.string().url(),
   confirmations: z.number().int().min(0).max(1000).default(1),
+  // Sponsorship (issue 9): where sponsors send deposits on this chain, and EntryPoints to accept
+  // besides the canonical v0.6/v0.7/v0.8 ones (a local chain's own deployment).
+  sponsorshipVault: z.string().regex(/^0x[0-9a-fA-F]{40}$/).optional(),
+  extraEntryPoints: z.array(z.string().regex(/^0x[0-9a-fA-F]{40}$/)).max(10).default([]),
 }).strict());
+
+/** Requests per user per minute on the rate-limited sponsorship operations (SPEC 8). */
+const sponsorshipRateLimitsSchema = z.object({
+  check: z.number().int().min(1).max(1_000_000).default(120),
+  depositsRecord: z.number().int().min(1).max(1_000_000).default(30),
+  usageRecord: z.number().int().min(1).max(1_000_000).default(600),
+}).strict();
 
 function safeJson(text: string): unknown {
   try {
@@ -84,6 +95,25 @@ const configSchema = z.object({
   // The checkout-jobs function (Supabase, where no process stays up): the secret pg_cron's pg_net
   // call presents in x-checkout-jobs-secret. Unset: the function refuses every call (503).
   CHECKOUT_JOBS_SECRET: z.string().min(32, "at least 32 characters").optional(),
+  // The secrets the sponsored-transaction provider's verifier calls present in
+  // x-service-provider-verifier-secret, comma-separated: two during a rotation. Unset: verify refuses (503).
+  SPONSORSHIP_VERIFIER_SECRETS: z.string().optional().transform((text, ctx) => {
+    const secrets = (text ?? "").split(",").map((s) => s.trim()).filter(Boolean);
+    if (secrets.length > 2 || secrets.some((s) => s.length < 32)) {
+      ctx.addIssue({ code: "custom", message: "one or two comma-separated secrets of at least 32 characters" });
+      return z.NEVER;
+    }
+    return secrets;
+  }),
+  // Per-user limits per minute: {"check": 120, "depositsRecord": 30, "usageRecord": 600}.
+  SPONSORSHIP_RATE_LIMITS: z.string().default("{}").transform((text, ctx) => {
+    const parsed = sponsorshipRateLimitsSchema.safeParse(safeJson(text));
+    if (!parsed.success) {
+      ctx.addIssue({ code: "custom", message: `a JSON object of {check, depositsRecord, usageRecord}: ${parsed.error.issues[0]?.message}` });
+      return z.NEVER;
+    }
+    return parsed.data;
+  }),
 }).superRefine((config, ctx) => {
   if (config.APP_ENV === "production" && !config.SECRETS_ENCRYPTION_KEY) {
     ctx.addIssue({ code: "custom", path: ["SECRETS_ENCRYPTION_KEY"], message: "required in production" });

@@ -4,6 +4,7 @@ import { checkoutRouter } from "./checkout/handlers.ts";
 import { checkoutPageRouter } from "./checkout-page/handlers.ts";
 import { collectionsRouter } from "./collections/handlers.ts";
 import { registerDocs } from "./docs/handlers.ts";
+import { sponsorshipRouter } from "./sponsorship/handlers.ts";
 import { eventsRouter } from "./events/handlers.ts";
 import { healthRouter } from "./health/handlers.ts";
 import { hubsRouter } from "./hubs/handlers.ts";
@@ -23,6 +24,7 @@ export function createApiApp(services: AppServices) {
   app.route("/", collectionsRouter);
   app.route("/", checkoutRouter);
   app.route("/", checkoutPageRouter);
+  app.route("/", sponsorshipRouter);
   if (services.config.ENABLE_BENCH_ROUTES) {
     // The baseline of scripts/bench: one `select 1` through the same pool, nothing else.
     app.get("/bench/select-1", async (c) => c.json(await c.get("db").sql`select 1 as one`));

@@ -1,6 +1,6 @@
 -- service_jobs, the role pg_cron jobs switch to, holds exactly the privileges its jobs' functions
 -- need and cannot bypass RLS. A new job adds its grants to the lists below; the grants of another
--- schema's jobs are listed by that schema's own test (tests/db/checkout/). (Names are compared in
+-- schema's jobs are listed by that schema's own test (tests/db/checkout/, tests/db/sponsorship/). (Names are compared in
 -- the default collation: catalog names come in "C".)
 begin;
 select plan(5);
@@ -14,7 +14,7 @@ select results_eq(
   $$
     select n.nspname::text collate "default", a.privilege_type
     from pg_namespace n, aclexplode(n.nspacl) a
-    where a.grantee = 'service_jobs'::regrole and n.nspname not in ('checkout')
+    where a.grantee = 'service_jobs'::regrole and n.nspname not in ('checkout', 'sponsorship')
     order by 1, 2
   $$,
   $$values ('core', 'USAGE')$$,
@@ -27,11 +27,12 @@ select results_eq(
     from pg_class c
     join pg_namespace n on n.oid = c.relnamespace
     cross join aclexplode(c.relacl) a
-    where a.grantee = 'service_jobs'::regrole and n.nspname not in ('checkout')
+    where a.grantee = 'service_jobs'::regrole and n.nspname not in ('checkout', 'sponsorship')
     order by 1, 2
   $$,
-  $$values ('core.siwe_nonces', 'DELETE'), ('core.siwe_nonces', 'SELECT')$$,
-  'tables, views and sequences: select and delete on core.siwe_nonces'
+  $$values ('core.rate_limit_windows', 'DELETE'), ('core.rate_limit_windows', 'SELECT'),
+          ('core.siwe_nonces', 'DELETE'), ('core.siwe_nonces', 'SELECT')$$,
+  'tables, views and sequences: select and delete on core.rate_limit_windows and core.siwe_nonces'
 );
 
 select is_empty(
@@ -41,7 +42,7 @@ select is_empty(
     join pg_class c on c.oid = t.attrelid
     join pg_namespace n on n.oid = c.relnamespace
     cross join aclexplode(t.attacl) a
-    where a.grantee = 'service_jobs'::regrole and n.nspname not in ('checkout')
+    where a.grantee = 'service_jobs'::regrole and n.nspname not in ('checkout', 'sponsorship')
   $$,
   'columns: nothing'
 );
@@ -51,11 +52,11 @@ select results_eq(
     select p.oid::regprocedure::text
     from pg_proc p, aclexplode(p.proacl) a
     where a.grantee = 'service_jobs'::regrole and a.privilege_type = 'EXECUTE'
-      and p.pronamespace <> 'checkout'::regnamespace
+      and p.pronamespace not in ('checkout'::regnamespace, 'sponsorship'::regnamespace)
     order by 1
   $$,
-  $$values ('core.purge_expired_siwe_nonces()')$$,
-  'functions: core.purge_expired_siwe_nonces'
+  $$values ('core.purge_expired_siwe_nonces()'), ('core.purge_rate_limit_windows()')$$,
+  'functions: the two purge jobs'
 );
 
 select * from finish();

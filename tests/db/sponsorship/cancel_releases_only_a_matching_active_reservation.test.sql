@@ -1,9 +1,10 @@
 -- Issue 9: cancel (the provider denied before broadcast) releases the hold of the caller's own
 -- active, unexpired reservation, and only when the transaction named is the reserved one (else
 -- PT409 reservation_mismatch naming the field). A released, completed or expired reservation is
--- reservation_not_active with its status; someone else's is reservation_not_found.
+-- reservation_not_active with its status; someone else's is reservation_not_found. One the
+-- provider approved may be broadcast any moment: it completes or expires (reservation_verified).
 begin;
-select plan(15);
+select plan(16);
 
 grant usage on schema extensions to service_jobs;
 
@@ -53,10 +54,12 @@ select tests.authenticate_as(:'bob');
 select reservation_id as reservation from sponsorship.check(:chain, :'wallet', 'check_in', 'client-1', :'target', '0x00000001', 5, :'actor', null, 1000, 100) \gset
 select reservation_id as completed from sponsorship.check(:chain, :'wallet', 'check_in', 'client-1', :'target', '0x00000002', 5, :'actor', null, 1000, 100) \gset
 select reservation_id as expired from sponsorship.check(:chain, :'wallet', 'check_in', 'client-1', :'target', '0x00000003', 5, :'actor', null, 1000, 100) \gset
+select reservation_id as approved from sponsorship.check(:chain, :'wallet', 'check_in', 'client-1', :'target', '0x00000004', 5, :'actor', null, 1000, 100) \gset
 reset role;
 select tests.clear_authentication();
 set local role service_jobs;
 select sponsorship.provider_verify('client-1', :chain, :'actor', :'target', '0x00000002', 5, 1000);
+select sponsorship.provider_verify('client-1', :chain, :'actor', :'target', '0x00000004', 5, 1000);
 reset role;
 update sponsorship.reservations set expires_at = now() - interval '1 second' where id = :'expired';
 select tests.authenticate_as(:'bob');
@@ -81,8 +84,11 @@ select is(pg_temp.cancel(:'completed', '0x00000002'),
 select is(pg_temp.cancel(:'expired', '0x00000003'),
   '{"code": "PT409", "hint": "reservation_not_active", "detail": {"status": "expired"}}', 'an expired one, even before the job released it: (expired)');
 
+select is(pg_temp.cancel(:'approved', '0x00000004'), '{"code": "PT409", "hint": "reservation_verified"}',
+  'one the provider approved: reservation_verified (it completes or expires)');
+
 select tests.clear_authentication();
-select is((select held::numeric from sponsorship.sponsors), 2000::numeric, 'no refusal released anything');
+select is((select held::numeric from sponsorship.sponsors), 3000::numeric, 'no refusal released anything');
 
 select tests.authenticate_as(:'bob');
 select is(pg_temp.cancel(:'reservation', '0x00000001'), '{"released": 1000}', 'the matching active reservation is released');
@@ -100,7 +106,7 @@ select results_eq(
   $$values ('hold', 1000::numeric), ('release', 1000::numeric)$$,
   'with one release entry for its hold'
 );
-select is((select held::numeric from sponsorship.sponsors), 1000::numeric, 'held keeps only the expired hold, until the job releases it');
+select is((select held::numeric from sponsorship.sponsors), 2000::numeric, 'held keeps the approved hold and the expired one, until the job releases it');
 select results_eq(
   format($$select status, release_reason from sponsorship.reservations where id = %L$$, :'expired'),
   $$values ('active', null::text)$$,

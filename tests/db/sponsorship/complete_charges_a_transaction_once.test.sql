@@ -5,7 +5,7 @@
 -- another reservation is transaction_already_charged. ERC-4337 usage is charged once per user
 -- operation, so two user operations bundled in one transaction are both charged.
 begin;
-select plan(23);
+select plan(24);
 
 grant usage on schema extensions to service_jobs;
 
@@ -51,12 +51,12 @@ grant execute on function pg_temp.reserve(text, boolean) to authenticated;
 -- Bob completes: {usage, amount, released, replayed}, or the error (error_of).
 create function pg_temp.complete(p_reservation text, p_call_data text, p_mode text, p_tx integer, p_user_op integer,
     p_cost numeric, p_client_id text default 'client-1', p_target text default '0x00000000000000000000000000000000000000c1',
-    p_value numeric default 5) returns jsonb
+    p_value numeric default 5, p_actor text default '0x00000000000000000000000000000000000000b1') returns jsonb
   language plpgsql as $f$
     declare
       v_call text := format('select * from sponsorship.complete(%L, %L, %L, %L, %s, %L, %L, %L, %L, %s)', p_reservation,
         p_client_id, p_target, p_call_data, coalesce(p_value::text, 'null'), p_mode, tests.tx_hash(p_tx),
-        case when p_user_op is not null then tests.tx_hash(p_user_op) end, '0x00000000000000000000000000000000000000b1', p_cost);
+        case when p_user_op is not null then tests.tx_hash(p_user_op) end, p_actor, p_cost);
       v_result jsonb;
     begin
       execute format('select jsonb_build_object(''usage'', c.usage_id, ''amount'', c.amount, ''released'', c.released, ''replayed'', c.replayed) from (%s) c', v_call)
@@ -96,6 +96,9 @@ select is(pg_temp.complete(:'first', '0x00000001', 'eoa', 100, null, 800, p_clie
   '{"code": "PT409", "hint": "reservation_mismatch", "detail": {"field": "clientId"}}', 'a missing field is a mismatch too, not a match');
 select is(pg_temp.complete(:'first', '0x00000001', 'eoa', 100, null, 800, p_value => null),
   '{"code": "PT409", "hint": "reservation_mismatch", "detail": {"field": "nativeValueWei"}}', 'a missing value too');
+select is(pg_temp.complete(:'first', '0x00000001', 'eoa', 100, null, 800, p_actor => '0x00000000000000000000000000000000000000b2'),
+  '{"code": "PT409", "hint": "reservation_mismatch", "detail": {"field": "actorAddress"}}',
+  'usage against another actor than the reserved one (whose daily caps were checked): actorAddress');
 select is(pg_temp.complete(:'unverified', '0x00000002', 'eoa', 100, null, 800),
   '{"code": "PT409", "hint": "reservation_not_verified"}', 'a reservation the provider did not verify: reservation_not_verified');
 select is(pg_temp.complete(:'first', '0x00000001', 'eoa', 100, null, 1001),

@@ -35,7 +35,9 @@ select set_eq(
     'sponsorship.complete(text,text,text,text,numeric,text,text,text,text,numeric)',
     'sponsorship.cancel(text,text,text,text,numeric)',
     'sponsorship.record_deposit(bigint,text,text,numeric,text,bigint,integer)',
-    'sponsorship.record_usage(bigint,text,sponsorship.operation_type,text,text,numeric,integer)'
+    'sponsorship.record_usage(bigint,text,sponsorship.operation_type,text,text,numeric,integer)',
+    'sponsorship.deposit_preflight(bigint,text,integer)',
+    'sponsorship.reservation_chain_id(text)'
   ],
   'authenticated may execute exactly the API''s functions and the policies'' ownership tests'
 );

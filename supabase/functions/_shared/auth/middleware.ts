@@ -95,6 +95,32 @@ export const requireSession = createMiddleware<AppEnv>(async (c, next) => {
   await next();
 });
 
+/**
+ * Either credential: `x-api-key` (a server) or `Authorization: Bearer <session JWT>` (the app), for
+ * the routes SPEC 5.8 opens to "the authenticated owner or session". A request with both is refused
+ * rather than guessed at.
+ */
+export const requireApiKeyOrSession = createMiddleware<AppEnv>(async (c, next) => {
+  const hasKey = c.req.header("x-api-key") !== undefined;
+  const hasBearer = /^bearer\s/i.test(c.req.header("authorization") ?? "");
+  if (hasKey && hasBearer) throw new ApiError(400, "ambiguous_credentials", "Send either x-api-key or Authorization: Bearer, not both.");
+  if (!hasKey && !hasBearer) {
+    throw new ApiError(401, "missing_credentials", "Send an API key in x-api-key or an app session token as Authorization: Bearer <token>.");
+  }
+  return hasKey ? requireApiKey(c, next) : requireSession(c, next);
+});
+
+/**
+ * Server-to-server routes (SPEC 5.8: usage/record "must never be exposed to browsers"): a browser
+ * always sends Origin on a cross-origin POST, and a page cannot remove it, so its presence refuses.
+ */
+export const refuseBrowserRequests = createMiddleware<AppEnv>(async (c, next) => {
+  if (c.req.header("origin") !== undefined) {
+    throw new ApiError(403, "browser_requests_refused", "This operation is for trusted servers only; requests from browsers (with an Origin header) are refused.");
+  }
+  await next();
+});
+
 // The database refuses an email that another user already has (23505), that fails its format
 // check (23514) or that holds a NUL (22021).
 const REFUSED_EMAIL = new Set(["23505", "23514", "22021"]);

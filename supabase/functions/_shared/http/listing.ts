@@ -83,7 +83,9 @@ function decodeCursor(cursor: string, sort: Sort, order: Order): { value: string
   } catch {
     throw invalidCursor("it is not a cursor this API issued");
   }
-  if (typeof payload?.v !== "string" || !ObjectId.safeParse(payload.i).success || !isCursorTime(payload.v)) {
+  // Ids are 24-hex object ids, or the decimal identity ids of append-only records (sponsorship).
+  const validId = ObjectId.safeParse(payload?.i).success || (typeof payload?.i === "string" && /^[1-9][0-9]{0,17}$/.test(payload.i));
+  if (typeof payload?.v !== "string" || !validId || !isCursorTime(payload.v)) {
     throw invalidCursor("it is not a cursor this API issued");
   }
   if (payload.s !== sort || payload.o !== order) throw invalidCursor(`it was issued for sort=${payload.s}&order=${payload.o}`);
