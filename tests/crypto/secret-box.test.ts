@@ -38,7 +38,7 @@ describe("SecretBox", () => {
   it("EVM_CHAINS is a validated JSON list", () => {
     const base = { GATEWAY_DATABASE_URL: "postgres://localhost/x" };
     expect(loadConfig({ ...base, EVM_CHAINS: '[{"chainId":31337,"rpcUrl":"http://127.0.0.1:8545"}]' }).EVM_CHAINS)
-      .toEqual([{ chainId: 31337, rpcUrl: "http://127.0.0.1:8545", confirmations: 1 }]);
+      .toEqual([{ chainId: 31337, rpcUrl: "http://127.0.0.1:8545", confirmations: 1, extraEntryPoints: [] }]);
     expect(() => loadConfig({ ...base, EVM_CHAINS: "not json" })).toThrow(/EVM_CHAINS/);
     expect(() => loadConfig({ ...base, EVM_CHAINS: '[{"chainId":-1,"rpcUrl":"x"}]' })).toThrow(/EVM_CHAINS/);
   });
