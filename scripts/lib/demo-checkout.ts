@@ -388,10 +388,11 @@ function storefrontPage({ checkoutOrigin, chain, price }: { checkoutOrigin: stri
   header { padding: 16px 24px; background: #1d2433; color: #fff; }
   header h1 { margin: 0; font-size: 20px; }
   main { display: flex; flex-wrap: wrap; gap: 24px; padding: 24px; }
-  #checkout { flex: 1 1 420px; max-width: 560px; height: 720px; background: #fff; border-radius: 8px; overflow: hidden; }
-  aside { flex: 1 1 320px; }
+  /* min(): on a phone both columns shrink to the viewport instead of overflowing it. */
+  #checkout { flex: 1 1 min(420px, 100%); max-width: 560px; height: 720px; background: #fff; border-radius: 8px; overflow: hidden; }
+  aside { flex: 1 1 min(320px, 100%); min-width: 0; }
   code { font-size: 13px; word-break: break-all; }
-  #events li { margin-bottom: 6px; }
+  #events li { margin-bottom: 6px; overflow-wrap: anywhere; }
   .paid { color: #0a7a3e; font-weight: 600; }
 </style></head>
 <body>
