@@ -14,6 +14,7 @@ const suites: Record<string, (o: { seconds: number }) => Promise<unknown>> = {
   hardening: benchHardening,
   checkout: benchCheckout,
   webhooks: async (o) => (await import("./webhooks.ts")).benchWebhooks(o),
+  sponsorship: async (o) => (await import("./sponsorship.ts")).benchSponsorship(o),
 };
 
 const { values, positionals } = parseArgs({ options: { seconds: { type: "string", default: "10" } }, allowPositionals: true });
