@@ -612,6 +612,18 @@ create function sponsorship.provider_verify(
   end
   $$;
 
+-- A verify request refused before any reservation could match it (no call data, or a batch of
+-- calls: a reservation is one call), recorded like every other answer.
+create function sponsorship.record_verification_refusal(
+  p_client_id text, p_chain_id bigint, p_sender text, p_gas_cost numeric, p_reason text
+) returns void
+  language sql volatile security definer
+  set search_path = ''
+  as $$
+    insert into sponsorship.verifications (reservation_id, client_id, chain_id, sender, gas_cost, allowed, reason)
+    values (null, p_client_id, p_chain_id, p_sender, p_gas_cost, false, p_reason)
+  $$;
+
 -- The chain of the caller's own reservation (null for anyone else's, or an unknown id): what
 -- complete needs to know which chain to verify on before it calls the chain.
 create function sponsorship.reservation_chain_id(p_reservation_id text) returns bigint
@@ -885,6 +897,7 @@ grant execute on function
   sponsorship.record_usage(bigint, text, sponsorship.operation_type, text, text, numeric, integer)
   to authenticated;
 grant execute on function sponsorship.provider_verify(text, bigint, text, text, text, numeric, numeric),
+  sponsorship.record_verification_refusal(text, bigint, text, numeric, text),
   sponsorship.release_expired_holds(), core.purge_rate_limit_windows() to service_jobs;
 
 select core.schedule_job('release_expired_sponsorship_holds', '* * * * *', 'sponsorship.release_expired_holds');

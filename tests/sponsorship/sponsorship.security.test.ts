@@ -64,6 +64,9 @@ describe("provider/verify", () => {
     batch.userOp.data.targets.push(w.target);
     batch.userOp.data.callDatas.push(call.callData);
     expect(await (await w.providerVerify(batch)).json()).toEqual({ isAllowed: false, reason: "batch_not_supported" });
+    const [recorded] = await w.t.owner<{ reasons: string[] }[]>`
+      select array_agg(reason order by id) as reasons from sponsorship.verifications where sender = ${actor.address.toLowerCase()}`;
+    expect(recorded!.reasons).toEqual(["gas_cost_exceeds_hold", "batch_not_supported"]);
   });
 });
 

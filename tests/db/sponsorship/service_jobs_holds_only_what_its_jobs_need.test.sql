@@ -48,15 +48,18 @@ select results_eq(
     where n.nspname = 'sponsorship' and has_function_privilege('service_jobs', p.oid, 'execute')
     order by 1
   $$,
-  $$values ('sponsorship.provider_verify(text,bigint,text,text,text,numeric,numeric)'), ('sponsorship.release_expired_holds()')$$,
-  'functions: provider_verify and release_expired_holds, nothing else'
+  $$values ('sponsorship.provider_verify(text,bigint,text,text,text,numeric,numeric)'),
+          ('sponsorship.record_verification_refusal(text,bigint,text,numeric,text)'),
+          ('sponsorship.release_expired_holds()')$$,
+  'functions: provider_verify, record_verification_refusal and release_expired_holds, nothing else'
 );
 
 select ok(
   (select bool_and(p.prosecdef) from pg_proc p
    where p.oid in ('sponsorship.provider_verify(text,bigint,text,text,text,numeric,numeric)'::regprocedure,
+                   'sponsorship.record_verification_refusal(text,bigint,text,numeric,text)'::regprocedure,
                    'sponsorship.release_expired_holds()'::regprocedure)),
-  'both are security definer: they need no grant on the tables'
+  'all are security definer: they need no grant on the tables'
 );
 
 set local role service_jobs;

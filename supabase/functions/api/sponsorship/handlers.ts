@@ -253,13 +253,17 @@ export const check: RouteHandler<typeof routes.check, AppEnv> = async (c) => {
 export const providerVerify: RouteHandler<typeof routes.providerVerify, AppEnv> = async (c) => {
   const { clientId, chainId, userOp } = c.req.valid("json");
   const calls = userOp.data;
+  const gasCost = BigInt(userOp.gasLimit) * BigInt(userOp.gasPrice);
   // A reservation is one call: approve a single target with its call data and value, nothing else.
-  if (!calls || calls.targets.length === 0 || calls.callDatas.length === 0) return c.json({ isAllowed: false, reason: "call_data_missing" }, 200);
-  if (calls.targets.length !== 1 || calls.callDatas.length !== 1 || calls.values.length > 1) {
-    return c.json({ isAllowed: false, reason: "batch_not_supported" }, 200);
+  const refusal = !calls || calls.targets.length === 0 || calls.callDatas.length === 0
+    ? "call_data_missing"
+    : calls.targets.length !== 1 || calls.callDatas.length !== 1 || calls.values.length > 1 ? "batch_not_supported" : null;
+  if (refusal || !calls) {
+    await asServiceJobsOn(c.get("db"), (tx) => tx`
+      select sponsorship.record_verification_refusal(${clientId}, ${chainId}, ${lower(userOp.sender)}, ${gasCost.toString()}::numeric, ${refusal})`);
+    return c.json({ isAllowed: false, reason: refusal ?? "call_data_missing" }, 200);
   }
   const value = BigInt(calls.values[0] ?? 0);
-  const gasCost = BigInt(userOp.gasLimit) * BigInt(userOp.gasPrice);
   const [row] = await asServiceJobsOn(c.get("db"), (tx) => tx<{ is_allowed: boolean; reason: string }[]>`
     select is_allowed, reason from sponsorship.provider_verify(
       ${clientId}, ${chainId}, ${lower(userOp.sender)}, ${lower(calls.targets[0]!)}, ${lower(calls.callDatas[0]!)},
