@@ -13,14 +13,16 @@ import { fileURLToPath } from "node:url";
 import {
   type Abi,
   type Address,
+  type Client,
   concat,
   encodeFunctionData,
   getAddress,
   type Hex,
   type LocalAccount,
+  parseEventLogs,
   type SignedAuthorization,
 } from "viem";
-import { getUserOperationHash, toPackedUserOperation, type UserOperation } from "viem/account-abstraction";
+import { entryPoint08Abi, getUserOperationHash, toPackedUserOperation, type UserOperation } from "viem/account-abstraction";
 import { deployContract, getBlock, getCode, readContract, sendTransaction, waitForTransactionReceipt } from "viem/actions";
 import type { DeployerClient } from "./contracts.ts";
 
@@ -164,4 +166,10 @@ export async function handleOps(
   const hash = await sendTransaction(bundler, { to: entryPoint, data, gas: 3_000_000n, ...authorizationList ? { authorizationList } : {} });
   await mined(bundler, hash);
   return hash;
+}
+
+/** The UserOperationEvents in `hash`'s receipt (read with viem's own EntryPoint 0.8 ABI). */
+export async function userOperationEvents(client: Client, hash: Hex) {
+  const { logs } = await waitForTransactionReceipt(client, { hash });
+  return parseEventLogs({ abi: entryPoint08Abi, eventName: "UserOperationEvent", logs });
 }

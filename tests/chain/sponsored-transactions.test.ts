@@ -28,6 +28,7 @@ import {
   handleOps,
   signedUserOperation,
   simpleAccountAddress,
+  userOperationEvents,
 } from "../../scripts/lib/account-abstraction.ts";
 import {
   type SponsoredTransactionClaim,
@@ -141,11 +142,6 @@ describe("direct EOA", () => {
   });
 });
 
-/** The UserOperationEvent of `hash`'s receipt (the test reads it with viem's own ABI). */
-async function userOperationEvents(hash: Hex) {
-  return parseEventLogs({ abi: entryPoint08Abi, eventName: "UserOperationEvent", logs: (await receiptOf(hash)).logs });
-}
-
 describe("EIP-7702", () => {
   // accounts[6] delegates with its own type-4 transaction; accounts[7] through a relayer's handleOps.
   const selfEoa = () => accounts()[6]!;
@@ -213,7 +209,7 @@ describe("EIP-7702", () => {
       entryPoint, chainId: CHAIN_ID, sender: eoa.address, signer: eoa, callData: wrapped(),
     });
     const txHash = await handleOps(chain.wallet(relayer()), entryPoint, [userOperation], [authorization]);
-    const [event] = await userOperationEvents(txHash);
+    const [event] = await userOperationEvents(chain.publicClient, txHash);
     expect(event?.args.success).toBe(true);
     const claim = claimFor(txHash, eoa.address);
     expect(await verifySponsoredTransaction(chain.publicClient, claim, options)).toEqual({
@@ -256,7 +252,7 @@ describe("ERC-4337", () => {
   });
 
   it("verifies the SimpleAccount's user operation (created by it), at its actualGasCost, for the owner", async () => {
-    const [event] = await userOperationEvents(txHash);
+    const [event] = await userOperationEvents(chain.publicClient, txHash);
     expect(event?.args).toMatchObject({ sender: account, success: true, userOpHash });
     expect(await verifySponsoredTransaction(chain.publicClient, claim, options)).toEqual({
       ok: true,
@@ -311,7 +307,7 @@ describe("ERC-4337", () => {
     });
     const failed = await userOperation(reverting);
     const failedTx = await handleOps(bundler(), entryPoint, [failed.userOperation]);
-    expect((await userOperationEvents(failedTx))[0]?.args.success).toBe(false);
+    expect((await userOperationEvents(chain.publicClient, failedTx))[0]?.args.success).toBe(false);
     expect(await verifySponsoredTransaction(chain.publicClient, {
       ...claim, txHash: failedTx, userOpHash: failed.hash, targetAddress: factory, nativeValueWei: 0n,
     }, options)).toMatchObject({ ok: false, code: "user_operation_failed" });
