@@ -193,7 +193,8 @@ create table sponsorship.usage (
   amount          sponsorship.wei not null,
   recorded_by     core.object_id not null,
   created_at      timestamptz not null default now(),
-  check ((mode = 'erc4337') = (user_op_hash is not null))
+  -- A user operation's hash for ERC-4337, and for EIP-7702 sent through an EntryPoint; none else.
+  check (case mode when 'erc4337' then user_op_hash is not null when 'eip7702' then true else user_op_hash is null end)
 );
 -- Charged once: a transaction (one bundle may carry several user operations, each charged once).
 create unique index usage_tx_once on sponsorship.usage (chain_id, tx_hash) where user_op_hash is null;
@@ -646,7 +647,8 @@ create function sponsorship.reservation_chain_id(p_reservation_id text) returns 
 -- usage; a transaction (or user operation) already charged elsewhere is PT409.
 create function sponsorship.complete(
   p_reservation_id text, p_client_id text, p_target text, p_call_data text, p_native_value numeric,
-  p_mode text, p_tx_hash text, p_user_op_hash text, p_usage_actor text, p_cost numeric
+  p_mode text, p_tx_hash text, p_user_op_hash text, p_usage_actor text, p_cost numeric,
+  p_smart_account text default null
 ) returns table (usage_id bigint, amount numeric, released numeric, replayed boolean)
   language plpgsql volatile security definer
   set search_path = ''
@@ -678,10 +680,12 @@ create function sponsorship.complete(
       raise exception 'reservation % was not verified by the provider', p_reservation_id
         using errcode = 'PT409', hint = 'reservation_not_verified';
     end if;
-    -- Usage counts against the reservation's actor (its daily caps): the transaction's must be the same.
+    -- Usage counts against the reservation's actor (its daily caps): the transaction's must be the
+    -- same; and the smart account that sent it must be the one reserved (none when none was).
     v_field := coalesce(
       sponsorship.mismatched_field(v_reservation, p_client_id, p_target, p_call_data, p_native_value),
-      case when v_reservation.actor_address is distinct from p_usage_actor then 'actorAddress' end);
+      case when v_reservation.actor_address is distinct from p_usage_actor then 'actorAddress'
+           when v_reservation.smart_account_address is distinct from p_smart_account then 'smartAccountAddress' end);
     if v_field is not null then
       raise exception '% differs from the verified transaction', v_field
         using errcode = 'PT409', hint = 'reservation_mismatch', detail = json_build_object('field', v_field)::text;
@@ -890,7 +894,7 @@ grant execute on function
   sponsorship.balance(bigint, text),
   sponsorship.save_settings(bigint, text, sponsorship.operation_type[], numeric, numeric, integer, numeric, text[], text[], timestamptz, timestamptz),
   sponsorship.check(bigint, text, sponsorship.operation_type, text, text, text, numeric, text, text, numeric, integer),
-  sponsorship.complete(text, text, text, text, numeric, text, text, text, text, numeric),
+  sponsorship.complete(text, text, text, text, numeric, text, text, text, text, numeric, text),
   sponsorship.cancel(text, text, text, text, numeric),
   sponsorship.record_deposit(bigint, text, text, numeric, text, bigint, integer),
   sponsorship.deposit_preflight(bigint, text, integer), sponsorship.reservation_chain_id(text),

@@ -7,8 +7,7 @@
 //     (nothing sponsored), and Simple7702Account takes execute only from the EOA itself or the
 //     EntryPoint, so the EntryPoint is the one way a relayer gets in (chain-verification.ts).
 // Each: check → provider verify → mined → complete charges the user operation's actualGasCost →
-// usage; the sponsor's balance then agrees with the sum of the charges. eip7702's complete fails
-// today (a product bug, described at its `it.fails`).
+// usage; the sponsor's balance then agrees with the sum of the charges.
 import { type Address, type Hex, isAddressEqual, type LocalAccount, parseAbi, parseEther } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
@@ -172,11 +171,8 @@ describe("sponsored account-abstraction flows end to end", () => {
     Object.assign(relayed, { eoa, token, reservationId, txHash, userOpHash, cost: event!.args.actualGasCost });
   });
 
-  // Fails today (product bug): chain verification accepts the operation and answers its
-  // userOpHash, but sponsorship.usage's check `(mode = 'erc4337') = (user_op_hash is not null)`
-  // refuses an eip7702 row carrying one, so complete answers 400 validation_failed (usage_check)
-  // and the hold stays until it expires. Make this an `it` once the migration admits it.
-  it.fails("eip7702: complete charges the operation's actualGasCost against the EOA; usage shows mode eip7702", async () => {
+  // Through the EntryPoint the operation has a userOpHash: the usage row keeps it (charged once by it).
+  it("eip7702: complete charges the operation's actualGasCost against the EOA; usage shows mode eip7702", async () => {
     const { eoa, token, reservationId, txHash, userOpHash, cost } = relayed;
     const completion = { reservationId, ...callOf(eoa), txHash, mode: "eip7702", actorAddress: eoa.address };
     await completeCharging(token, completion, { cost, actor: eoa.address, userOpHash });

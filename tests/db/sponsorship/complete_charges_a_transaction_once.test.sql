@@ -5,7 +5,7 @@
 -- another reservation is transaction_already_charged. ERC-4337 usage is charged once per user
 -- operation, so two user operations bundled in one transaction are both charged.
 begin;
-select plan(24);
+select plan(27);
 
 grant usage on schema extensions to service_jobs;
 
@@ -29,34 +29,35 @@ create function pg_temp.error_of(p_sql text) returns jsonb language plpgsql as $
 
 -- Bob's check for call data p_call_data (value 5, hold 1000), verified by the provider unless told
 -- otherwise; returns the reservation id and leaves Bob authenticated.
-create function pg_temp.reserve(p_call_data text, p_verified boolean default true) returns text
+create function pg_temp.reserve(p_call_data text, p_verified boolean default true, p_smart text default null) returns text
   language plpgsql as $f$
     declare v_id text;
     begin
       select c.reservation_id into strict v_id from sponsorship.check(31337, '0x00000000000000000000000000000000000000a1',
         'check_in', 'client-1', '0x00000000000000000000000000000000000000c1', p_call_data, 5,
-        '0x00000000000000000000000000000000000000b1', null, 1000, 1000) c;
+        '0x00000000000000000000000000000000000000b1', p_smart, 1000, 1000) c;
       if p_verified then
         perform set_config('role', 'none', true);
         set local role service_jobs;
-        perform sponsorship.provider_verify('client-1', 31337, '0x00000000000000000000000000000000000000b1',
+        perform sponsorship.provider_verify('client-1', 31337, coalesce(p_smart, '0x00000000000000000000000000000000000000b1'),
           '0x00000000000000000000000000000000000000c1', p_call_data, 5, 1000);
         reset role;
         set local role authenticated;
       end if;
       return v_id;
     end $f$;
-grant execute on function pg_temp.reserve(text, boolean) to authenticated;
+grant execute on function pg_temp.reserve(text, boolean, text) to authenticated;
 
 -- Bob completes: {usage, amount, released, replayed}, or the error (error_of).
 create function pg_temp.complete(p_reservation text, p_call_data text, p_mode text, p_tx integer, p_user_op integer,
     p_cost numeric, p_client_id text default 'client-1', p_target text default '0x00000000000000000000000000000000000000c1',
-    p_value numeric default 5, p_actor text default '0x00000000000000000000000000000000000000b1') returns jsonb
+    p_value numeric default 5, p_actor text default '0x00000000000000000000000000000000000000b1',
+    p_smart text default null) returns jsonb
   language plpgsql as $f$
     declare
-      v_call text := format('select * from sponsorship.complete(%L, %L, %L, %L, %s, %L, %L, %L, %L, %s)', p_reservation,
+      v_call text := format('select * from sponsorship.complete(%L, %L, %L, %L, %s, %L, %L, %L, %L, %s, %L)', p_reservation,
         p_client_id, p_target, p_call_data, coalesce(p_value::text, 'null'), p_mode, tests.tx_hash(p_tx),
-        case when p_user_op is not null then tests.tx_hash(p_user_op) end, p_actor, p_cost);
+        case when p_user_op is not null then tests.tx_hash(p_user_op) end, p_actor, p_cost, p_smart);
       v_result jsonb;
     begin
       execute format('select jsonb_build_object(''usage'', c.usage_id, ''amount'', c.amount, ''released'', c.released, ''replayed'', c.replayed) from (%s) c', v_call)
@@ -82,6 +83,7 @@ select pg_temp.reserve('0x00000003') as second \gset
 select pg_temp.reserve('0x00000004') as op_1 \gset
 select pg_temp.reserve('0x00000005') as op_2 \gset
 select pg_temp.reserve('0x00000006') as op_3 \gset
+select pg_temp.reserve('0x00000007', true, '0x00000000000000000000000000000000000000d1') as smart \gset
 
 -- Refusals before anything is charged.
 select is(pg_temp.complete(:'first', '0x00000001', 'eoa', 100, null, 800, p_client_id => 'client-2'),
@@ -99,6 +101,15 @@ select is(pg_temp.complete(:'first', '0x00000001', 'eoa', 100, null, 800, p_valu
 select is(pg_temp.complete(:'first', '0x00000001', 'eoa', 100, null, 800, p_actor => '0x00000000000000000000000000000000000000b2'),
   '{"code": "PT409", "hint": "reservation_mismatch", "detail": {"field": "actorAddress"}}',
   'usage against another actor than the reserved one (whose daily caps were checked): actorAddress');
+select is(pg_temp.complete(:'first', '0x00000001', 'erc4337', 100, 150, 800, p_smart => '0x00000000000000000000000000000000000000d1'),
+  '{"code": "PT409", "hint": "reservation_mismatch", "detail": {"field": "smartAccountAddress"}}',
+  'a smart account where none was reserved: smartAccountAddress');
+select is(pg_temp.complete(:'smart', '0x00000007', 'erc4337', 100, 151, 800, p_smart => '0x00000000000000000000000000000000000000d2'),
+  '{"code": "PT409", "hint": "reservation_mismatch", "detail": {"field": "smartAccountAddress"}}',
+  'another smart account of the same owner than the reserved one: smartAccountAddress');
+select is(pg_temp.complete(:'smart', '0x00000007', 'eoa', 100, null, 800),
+  '{"code": "PT409", "hint": "reservation_mismatch", "detail": {"field": "smartAccountAddress"}}',
+  'the owner''s own transaction for a smart-account reservation: smartAccountAddress');
 select is(pg_temp.complete(:'unverified', '0x00000002', 'eoa', 100, null, 800),
   '{"code": "PT409", "hint": "reservation_not_verified"}', 'a reservation the provider did not verify: reservation_not_verified');
 select is(pg_temp.complete(:'first', '0x00000001', 'eoa', 100, null, 1001),
@@ -141,18 +152,18 @@ select results_eq(
 );
 select results_eq(
   $$select id::text, status from sponsorship.reservations order by id$$,
-  format($$select id, case when id in (%L, %L, %L) then 'completed' else 'active' end from unnest(array[%L, %L, %L, %L, %L, %L]) id order by id$$,
-         :'first', :'op_1', :'op_2', :'first', :'unverified', :'second', :'op_1', :'op_2', :'op_3'),
+  format($$select id, case when id in (%L, %L, %L) then 'completed' else 'active' end from unnest(array[%L, %L, %L, %L, %L, %L, %L]) id order by id$$,
+         :'first', :'op_1', :'op_2', :'first', :'unverified', :'second', :'op_1', :'op_2', :'op_3', :'smart'),
   'the refused reservations are still active'
 );
 select results_eq(
   $$select deposited::numeric, spent::numeric, held::numeric from sponsorship.sponsors$$,
-  $$values (100000::numeric, 1500::numeric, 3000::numeric)$$,
-  'spent is the three charges; held the three holds left'
+  $$values (100000::numeric, 1500::numeric, 4000::numeric)$$,
+  'spent is the three charges; held the four holds left'
 );
 select results_eq(
   $$select kind, count(*)::int, sum(amount)::numeric from sponsorship.ledger_entries group by kind order by kind$$,
-  $$values ('deposit', 1, 100000::numeric), ('hold', 6, 6000::numeric), ('release', 3, 3000::numeric), ('spend', 3, 1500::numeric)$$,
+  $$values ('deposit', 1, 100000::numeric), ('hold', 7, 7000::numeric), ('release', 3, 3000::numeric), ('spend', 3, 1500::numeric)$$,
   'each completion appended a release of its hold and a spend of its cost, once'
 );
 

@@ -32,7 +32,7 @@ select set_eq(
     'sponsorship.balance(bigint,text)',
     'sponsorship.save_settings(bigint,text,sponsorship.operation_type[],numeric,numeric,integer,numeric,text[],text[],timestamp with time zone,timestamp with time zone)',
     'sponsorship."check"(bigint,text,sponsorship.operation_type,text,text,text,numeric,text,text,numeric,integer)',
-    'sponsorship.complete(text,text,text,text,numeric,text,text,text,text,numeric)',
+    'sponsorship.complete(text,text,text,text,numeric,text,text,text,text,numeric,text)',
     'sponsorship.cancel(text,text,text,text,numeric)',
     'sponsorship.record_deposit(bigint,text,text,numeric,text,bigint,integer)',
     'sponsorship.record_usage(bigint,text,sponsorship.operation_type,text,text,numeric,integer)',

@@ -310,7 +310,8 @@ export const complete: RouteHandler<typeof routes.complete, AppEnv> = async (c) 
     select usage_id, amount::text, released::text, replayed
     from sponsorship.complete(${body.reservationId}, ${body.clientId}, ${lower(body.targetAddress)}, ${lower(body.callData)},
                               ${body.nativeValueWei}::numeric, ${body.mode}, ${lower(body.txHash)}, ${verification.userOpHash},
-                              ${lower(verification.usageActor)}, ${verification.cost.toString()}::numeric)`);
+                              ${lower(verification.usageActor)}, ${verification.cost.toString()}::numeric,
+                              ${body.smartAccountAddress ? lower(body.smartAccountAddress) : null})`);
   return c.json({
     reservationId: body.reservationId,
     usageId: String(row!.usage_id),
