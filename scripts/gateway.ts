@@ -6,6 +6,7 @@ import { createCheckoutJobsApp } from "../supabase/functions/checkout-jobs/app.t
 import type { Environment } from "../supabase/functions/_shared/platform/runtime.ts";
 import { serve } from "../supabase/functions/_shared/platform/runtime.ts";
 import { startReconciler } from "../supabase/functions/_shared/checkout/reconciler.ts";
+import { startRelayLoop } from "../supabase/functions/_shared/sponsorship/relayer.ts";
 import { servicesFromEnvironment } from "../supabase/functions/_shared/services.ts";
 import { createWebhookDispatcher } from "../supabase/functions/_shared/webhooks/dispatcher.ts";
 
@@ -38,11 +39,14 @@ export async function startGateway(env: Environment): Promise<{ url: string; sto
   // And completes paid checkouts whose page closed before confirming.
   const reconcileSeconds = services.config.CHECKOUT_RECONCILE_SECONDS;
   const reconciler = reconcileSeconds > 0 ? startReconciler(services, reconcileSeconds * 1000) : undefined;
+  // And relays: charges mined gasless relays, broadcasts persisted ones again, replaces stuck ones.
+  const relayLoop = services.config.RELAYER_LOOP_SECONDS > 0 ? startRelayLoop(services, services.config.RELAYER_LOOP_SECONDS * 1000) : undefined;
   return {
     url: `http://${hostname}:${port}`,
     stop: async () => {
       await server.shutdown();
       await reconciler?.stop();
+      await relayLoop?.stop();
       await webhooks?.stop(); // before the pool closes: deliveries in flight still record their attempt
       await services.db.close();
     },

@@ -19,7 +19,7 @@ const REPLAY = process.env.FUZZ_PATH ? { path: process.env.FUZZ_PATH, endOnFailu
 const PERMISSIONS = ["checkout:create", "checkout:retry", "sponsorship:write"];
 
 const VERIFIER_SECRET = "fuzz-verifier-secret-0123456789-0123456789";
-const ctx = await createTestContext({ SPONSORSHIP_VERIFIER_SECRETS: VERIFIER_SECRET });
+const ctx = await createTestContext({ SPONSORSHIP_VERIFIER_SECRETS: VERIFIER_SECRET, RELAYER_PRIVATE_KEY: `0x${"ab".repeat(32)}` });
 afterAll(() => ctx.close());
 
 const document = await (await ctx.call("/api/v3/openapi")).json();

@@ -105,6 +105,20 @@ const configSchema = z.object({
     }
     return secrets;
   }),
+  // Gasless relays (issue 9 item 10): the relayer wallet's key (0x + 64 hex) that signs the relayed
+  // transactions on every EVM_CHAINS chain. Never logged nor put in an error; read once into a viem
+  // account (_shared/sponsorship/relayer.ts). Unset: both gasless routes answer 503
+  // relayer_not_configured. A KMS or remote signer replaces it behind the RelayerSigner interface
+  // (useRelayerSigner). The wallet must hold gas money only and grant no token approvals: it is
+  // msg.sender of every relayed call.
+  RELAYER_PRIVATE_KEY: z.string().regex(/^0x[0-9a-fA-F]{64}$/, "0x and 64 hex digits").optional(),
+  // The local gateway (scripts/gateway.ts) only: seconds between relayer recovery passes (receipts
+  // charged once, persisted transactions broadcast again, stuck ones replaced); 0 turns it off
+  // (where another process runs it). A pass also runs when the gateway starts.
+  RELAYER_LOOP_SECONDS: z.coerce.number().int().min(0).max(3600).default(5),
+  // A relayed transaction not mined this many seconds after its latest attempt is replaced: same
+  // nonce, fees raised by at least 12.5 %, within the sponsor's hold.
+  RELAYER_REPLACE_AFTER_SECONDS: z.coerce.number().int().min(1).max(86_400).default(60),
   // Per-user limits per minute: {"check": 120, "depositsRecord": 30, "usageRecord": 600}.
   SPONSORSHIP_RATE_LIMITS: z.string().default("{}").transform((text, ctx) => {
     const parsed = sponsorshipRateLimitsSchema.safeParse(safeJson(text));

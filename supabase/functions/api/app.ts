@@ -5,6 +5,7 @@ import { checkoutPageRouter } from "./checkout-page/handlers.ts";
 import { collectionsRouter } from "./collections/handlers.ts";
 import { registerDocs } from "./docs/handlers.ts";
 import { sponsorshipRouter } from "./sponsorship/handlers.ts";
+import { relaysRouter } from "./relays/handlers.ts";
 import { eventsRouter } from "./events/handlers.ts";
 import { healthRouter } from "./health/handlers.ts";
 import { hubsRouter } from "./hubs/handlers.ts";
@@ -25,6 +26,7 @@ export function createApiApp(services: AppServices) {
   app.route("/", checkoutRouter);
   app.route("/", checkoutPageRouter);
   app.route("/", sponsorshipRouter);
+  app.route("/", relaysRouter);
   if (services.config.ENABLE_BENCH_ROUTES) {
     // The baseline of scripts/bench: one `select 1` through the same pool, nothing else.
     app.get("/bench/select-1", async (c) => c.json(await c.get("db").sql`select 1 as one`));

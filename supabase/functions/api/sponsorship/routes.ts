@@ -54,7 +54,7 @@ export const UsageSchema = z.object({
   chainId: ChainId,
   operationType: OperationType,
   actorAddress: z.string().openapi({ description: "The EOA the usage is recorded against" }),
-  mode: z.enum(["eoa", "eip7702", "erc4337", "recorded"]).openapi({ description: "How it was verified; `recorded` came through usage/record" }),
+  mode: z.enum(["eoa", "eip7702", "erc4337", "recorded", "relayed"]).openapi({ description: "How it was verified; `recorded` came through usage/record, `relayed` is a gasless relay the service sent" }),
   txHash: z.string(),
   userOpHash: z.string().nullable(),
   amountWei: Wei,
