@@ -2,7 +2,7 @@
 // (/functions/v1/<name>/...), plus the API paths at the root (/api/..., /llms.txt, /health, /ready).
 import process from "node:process";
 import { createApiApp } from "../supabase/functions/api/app.ts";
-import { createCheckoutJobsApp } from "../supabase/functions/checkout-jobs/app.ts";
+import { createJobsApp } from "../supabase/functions/jobs/app.ts";
 import type { Environment } from "../supabase/functions/_shared/platform/runtime.ts";
 import { serve } from "../supabase/functions/_shared/platform/runtime.ts";
 import { startReconciler } from "../supabase/functions/_shared/checkout/reconciler.ts";
@@ -31,7 +31,7 @@ export async function startGateway(env: Environment): Promise<{ url: string; sto
   const hostname = env.HOST ?? "127.0.0.1";
   const port = Number(env.PORT ?? 54321);
   const headerTimeoutMs = services.config.HEADER_TIMEOUT_MS || undefined;
-  const functions = { api, "checkout-jobs": createCheckoutJobsApp(services).fetch };
+  const functions = { api, jobs: createJobsApp(services).fetch };
   const server = await serve(createGateway(functions, api), { hostname, port, headerTimeoutMs });
   // The gateway is the process that stays up locally, so it drains the webhook outbox too.
   const webhooks = services.config.WEBHOOK_DISPATCH ? createWebhookDispatcher(services) : undefined;

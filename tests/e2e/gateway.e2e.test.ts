@@ -31,9 +31,9 @@ describe("npm start's gateway over HTTP", () => {
     }
   });
 
-  it("serves the checkout-jobs function at its Supabase path, refusing calls without its secret", async () => {
-    const response = await fetch(`${gateway.url}/functions/v1/checkout-jobs`, { method: "POST" });
-    await expectErrorBody(response, 503, "checkout_jobs_not_configured");
+  it("serves the jobs function at its Supabase path, refusing calls without its secret", async () => {
+    const response = await fetch(`${gateway.url}/functions/v1/jobs`, { method: "POST" });
+    await expectErrorBody(response, 503, "jobs_not_configured");
   });
 
   it("answers errors with the error body and a request id header", async () => {

@@ -92,9 +92,9 @@ const configSchema = z.object({
   // and closed before confirming; 0 turns it off (where another process runs it). Passes may run on
   // several replicas: completing twice is refused by the SQL, only the RPC calls are repeated.
   CHECKOUT_RECONCILE_SECONDS: z.coerce.number().int().min(0).max(3600).default(15),
-  // The checkout-jobs function (Supabase, where no process stays up): the secret pg_cron's pg_net
-  // call presents in x-checkout-jobs-secret. Unset: the function refuses every call (503).
-  CHECKOUT_JOBS_SECRET: z.string().min(32, "at least 32 characters").optional(),
+  // The jobs function (Supabase, where no process stays up): the secret pg_cron's pg_net call
+  // presents in x-jobs-secret. Unset: the function refuses every call (503).
+  JOBS_SECRET: z.string().min(32, "at least 32 characters").optional(),
   // The secrets the sponsored-transaction provider's verifier calls present in
   // x-service-provider-verifier-secret, comma-separated: two during a rotation. Unset: verify refuses (503).
   SPONSORSHIP_VERIFIER_SECRETS: z.string().optional().transform((text, ctx) => {

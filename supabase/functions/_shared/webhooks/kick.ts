@@ -1,6 +1,6 @@
 // The kick after a completing commit (issue 8 item 6). On Supabase no dispatcher stays up between
 // requests, so the request that completed a checkout sends its webhook itself once its response
-// has gone out, instead of waiting for the next pg_cron run of checkout-jobs. Where a process runs
+// has gone out, instead of waiting for the next pg_cron run of the jobs function. Where a process runs
 // the dispatcher loop (npm start, a container), LISTEN/NOTIFY has already woken it: nothing to do.
 import type { AppServices } from "../http/context.ts";
 import { afterResponseHost } from "../platform/runtime.ts";
@@ -14,7 +14,7 @@ export function kickWebhookDispatch(services: AppServices): void {
   if (!runAfterResponse) return;
   runAfterResponse(
     createWebhookDispatcher(services).drainOnce(KICK_LIMIT).catch((error) => {
-      // The delivery stays due in the outbox: checkout-jobs sends it on its next run.
+      // The delivery stays due in the outbox: the jobs function sends it on its next run.
       console.error("[webhooks] kick after commit failed:", error instanceof Error ? error.message : String(error));
     }),
   );

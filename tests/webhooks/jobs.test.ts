@@ -1,8 +1,8 @@
-// The checkout-jobs function (what pg_cron calls through pg_net on Supabase): refuses calls without
+// The jobs function (what pg_cron calls through pg_net on Supabase): refuses calls without
 // its secret before doing any work, and with it drains the webhook outbox.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { kickWebhookDispatch } from "../../supabase/functions/_shared/webhooks/kick.ts";
-import { CHECKOUT_JOBS_SECRET_HEADER, createCheckoutJobsApp } from "../../supabase/functions/checkout-jobs/app.ts";
+import { createJobsApp, JOBS_SECRET_HEADER } from "../../supabase/functions/jobs/app.ts";
 import { createTestContext, expectErrorBody, type TestContext } from "../setup/test-context.ts";
 import { completedCheckout, newWebhookSecret, startReceiver } from "./receiver.ts";
 
@@ -17,9 +17,9 @@ afterEach(async () => {
   await t.owner`update checkout.webhook_deliveries set status = 'failed' where status = 'pending'`;
 });
 
-const jobs = (secret: string | undefined) => createCheckoutJobsApp({ db: t.db, config: { ...t.config, CHECKOUT_JOBS_SECRET: secret } });
+const jobs = (secret: string | undefined) => createJobsApp({ db: t.db, config: { ...t.config, JOBS_SECRET: secret } });
 const run = (secret: string | undefined, presented?: string, method = "POST") =>
-  jobs(secret).request("/checkout-jobs", { method, headers: presented === undefined ? {} : { [CHECKOUT_JOBS_SECRET_HEADER]: presented } });
+  jobs(secret).request("/jobs", { method, headers: presented === undefined ? {} : { [JOBS_SECRET_HEADER]: presented } });
 
 async function deliveryStatus(sessionId: string): Promise<{ status: string; attempts: number }> {
   const [row] = await t.owner<{ status: string; attempts: number }[]>`
@@ -27,7 +27,7 @@ async function deliveryStatus(sessionId: string): Promise<{ status: string; atte
   return row!;
 }
 
-describe("checkout-jobs", () => {
+describe("the jobs function", () => {
   it("with its secret: delivers what is due, once", async () => {
     const secret = newWebhookSecret();
     const receiver = await startReceiver([secret]);
@@ -35,7 +35,7 @@ describe("checkout-jobs", () => {
       const { sessionId, eventId } = await completedCheckout(t, receiver.url, secret);
       const first = await run(JOBS_SECRET, JOBS_SECRET);
       expect(first.status).toBe(200);
-      expect(await first.json()).toEqual({ reconciled: { checked: 0, completed: 0 }, deliveriesAttempted: 1 });
+      expect(await first.json()).toEqual({ reconciled: { checked: 0, completed: 0 }, relays: { completed: 0, rebroadcast: 0, replaced: 0, failed: 0 }, deliveriesAttempted: 1 });
       expect(receiver.events).toEqual(new Set([eventId]));
       expect(await deliveryStatus(sessionId)).toEqual({ status: "delivered", attempts: 1 });
 
@@ -54,7 +54,7 @@ describe("checkout-jobs", () => {
       await expectErrorBody(await run(JOBS_SECRET), 401, "unauthenticated");
       await expectErrorBody(await run(JOBS_SECRET, `${JOBS_SECRET}x`), 401, "unauthenticated");
       await expectErrorBody(await run(JOBS_SECRET, JOBS_SECRET.slice(0, -1)), 401, "unauthenticated");
-      await expectErrorBody(await run(undefined, JOBS_SECRET), 503, "checkout_jobs_not_configured");
+      await expectErrorBody(await run(undefined, JOBS_SECRET), 503, "jobs_not_configured");
       await expectErrorBody(await run(JOBS_SECRET, JOBS_SECRET, "GET"), 405, "method_not_allowed");
       expect(receiver.received).toHaveLength(0);
       expect(await deliveryStatus(sessionId)).toEqual({ status: "pending", attempts: 0 });
