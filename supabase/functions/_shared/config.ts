@@ -128,6 +128,9 @@ const configSchema = z.object({
     }
     return parsed.data;
   }),
+  // MCP endpoints (issue 10): requests per minute per token (an API key on /mcp/backend, an OAuth
+  // grant on the public endpoint), counted in PostgreSQL (mcp.take_rate_limit): 429 rate_limited.
+  MCP_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).max(1_000_000).default(120),
 }).superRefine((config, ctx) => {
   if (config.APP_ENV === "production" && !config.SECRETS_ENCRYPTION_KEY) {
     ctx.addIssue({ code: "custom", path: ["SECRETS_ENCRYPTION_KEY"], message: "required in production" });

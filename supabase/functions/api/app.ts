@@ -8,6 +8,7 @@ import { sponsorshipRouter } from "./sponsorship/handlers.ts";
 import { relaysRouter } from "./relays/handlers.ts";
 import { eventsRouter } from "./events/handlers.ts";
 import { healthRouter } from "./health/handlers.ts";
+import { registerMcp } from "./mcp/index.ts";
 import { hubsRouter } from "./hubs/handlers.ts";
 import { identityRouter } from "./identity/handlers.ts";
 import { venuesRouter } from "./venues/handlers.ts";
@@ -27,6 +28,7 @@ export function createApiApp(services: AppServices) {
   app.route("/", checkoutPageRouter);
   app.route("/", sponsorshipRouter);
   app.route("/", relaysRouter);
+  registerMcp(app); // /mcp/backend and GET /api/v3/me/mcp-audit
   if (services.config.ENABLE_BENCH_ROUTES) {
     // The baseline of scripts/bench: one `select 1` through the same pool, nothing else.
     app.get("/bench/select-1", async (c) => c.json(await c.get("db").sql`select 1 as one`));

@@ -1,0 +1,89 @@
+// The audit of MCP tool calls (migration 20261123001000_mcp.sql): one row per call, on both endpoints,
+// readable by the user at GET /api/v3/me/mcp-audit. Arguments are stored with secrets redacted;
+// tokens and keys are never written (the key is named by its id, which the database takes from the
+// transaction it entered with the key).
+import type { Database, DbScope } from "../db/database.ts";
+
+export type McpEndpoint = "backend" | "public";
+
+export interface ToolCallRecord {
+  endpoint: McpEndpoint;
+  tool: string;
+  /** As the client sent them; redacted here before they are stored. */
+  arguments: unknown;
+  outcome: "ok" | "error";
+  /** The stable error code of a failed call (the REST error body's `code`), else null. */
+  errorCode: string | null;
+  /** The status of the REST route the tool called, when it called one. */
+  httpStatus: number | null;
+  durationMs: number;
+  requestId: string;
+  /** Public endpoint: the OAuth client, grant and the token's scopes. */
+  clientId?: string | null;
+  grantId?: string | null;
+  scopes?: string[];
+}
+
+export const REDACTED = "[redacted]";
+
+/** Argument names whose values are secrets wherever they appear (any nesting, any case). */
+const SECRET_NAME = /secret|password|passphrase|token|api[-_]?key|authorization|private[-_]?key|mnemonic|seed[-_]?phrase|cookie|credential/i;
+/** Values that are secrets whatever their name: API keys, bearer tokens, JWTs, webhook secrets, raw 32-byte keys. */
+const SECRET_VALUE = [
+  /\bsk_[a-z0-9]{8}_[A-Za-z0-9_-]{20,}/g,
+  /\bwhsec_[A-Za-z0-9+/=_-]{16,}/g,
+  /\bbearer\s+[A-Za-z0-9._~+/=-]{8,}/gi,
+  /\beyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]*/g,
+];
+const PRIVATE_KEY = /^0x[0-9a-fA-F]{64}$/;
+
+/** The arguments with every secret replaced by "[redacted]": by name (clientSecret, apiKey, ...) and by form. */
+export function redactArguments(value: unknown, depth = 0): unknown {
+  if (depth > 20) return REDACTED;
+  if (typeof value === "string") {
+    return SECRET_VALUE.reduce((text, pattern) => text.replace(pattern, REDACTED), value);
+  }
+  if (Array.isArray(value)) return value.map((item) => redactArguments(item, depth + 1));
+  if (value !== null && typeof value === "object") {
+    return Object.fromEntries(Object.entries(value).map(([name, item]) => [
+      name,
+      SECRET_NAME.test(name) || (typeof item === "string" && /key/i.test(name) && PRIVATE_KEY.test(item)) ? REDACTED : redactArguments(item, depth + 1),
+    ]));
+  }
+  return value;
+}
+
+const MAX_ARGUMENT_BYTES = 16 * 1024;
+
+/** Redacted, and clipped to a note when larger than 16 KiB (a call's record must never fail on its size). */
+export function auditedArguments(value: unknown): unknown {
+  const redacted = redactArguments(value ?? {});
+  const text = JSON.stringify(redacted) ?? "null";
+  const bytes = new TextEncoder().encode(text).length;
+  return bytes <= MAX_ARGUMENT_BYTES ? redacted : { clipped: true, bytes };
+}
+
+/**
+ * Appends the record of one tool call, in `scope` (the caller's: the database takes the user, and for
+ * an API key its id, from there). Never throws: a call that ran is answered even when its record
+ * cannot be written, and the failure is logged (without arguments).
+ */
+export async function auditToolCall(db: Database, scope: DbScope, record: ToolCallRecord): Promise<void> {
+  try {
+    await db.statement(scope, (tx) => tx`
+      select mcp.record_tool_call(
+        ${record.endpoint}, ${record.tool}, ${tx.json(auditedArguments(record.arguments) as never)}::jsonb, ${record.outcome},
+        ${record.errorCode}, ${record.httpStatus}::integer, ${Math.max(0, Math.round(record.durationMs))}::integer, ${record.requestId},
+        ${record.clientId ?? null}, ${record.grantId ?? null}, ${record.scopes ?? []}::text[])`);
+  } catch (error) {
+    console.error(`[${record.requestId}] MCP audit of ${record.tool} failed:`, error instanceof Error ? error.message : error);
+  }
+}
+
+/**
+ * Counts one request of the caller's token on `endpoint` (mcp.take_rate_limit: per API key, or per
+ * `token` for OAuth); over `limit` per minute it throws the 429 rate_limited ApiError with Retry-After.
+ */
+export async function takeRateLimit(db: Database, scope: DbScope, endpoint: McpEndpoint, limit: number, token: string | null = null): Promise<void> {
+  await db.statement(scope, (tx) => tx`select mcp.take_rate_limit(${endpoint}, ${token}, ${limit}::integer)`);
+}

@@ -1,0 +1,61 @@
+import type { RouteHandler } from "@hono/zod-openapi";
+import { scopeOf } from "../../../_shared/auth/principal.ts";
+import { createRouter } from "../../../_shared/http/app.ts";
+import type { AppEnv } from "../../../_shared/http/context.ts";
+import { containsPattern, cursorValue, pageClauses, pagingOf, toPage } from "../../../_shared/http/listing.ts";
+import * as routes from "./routes.ts";
+
+interface ToolCallRow {
+  id: string;
+  endpoint: "backend" | "public";
+  tool: string;
+  arguments: unknown;
+  outcome: "ok" | "error";
+  error_code: string | null;
+  http_status: number | null;
+  duration_ms: number;
+  request_id: string;
+  api_key_id: string | null;
+  client_id: string | null;
+  grant_id: string | null;
+  scopes: string[];
+  created_at: Date;
+  cursor_value: string;
+}
+
+// RLS (tool_calls_select_owner) shows the caller their own calls only: no owner filter here.
+export const listMcpToolCalls: RouteHandler<typeof routes.listMcpToolCalls, AppEnv> = async (c) => {
+  const query = c.req.valid("query");
+  const paging = pagingOf(query);
+  const rows = await c.get("db").statement(scopeOf(c.get("principal")), (tx) => {
+    const { after, orderAndLimit } = pageClauses(tx, "t", paging);
+    return tx<ToolCallRow[]>`
+      select t.id::text as id, t.endpoint, t.tool, t.arguments, t.outcome, t.error_code, t.http_status, t.duration_ms,
+             t.request_id, t.api_key_id, t.client_id, t.grant_id, t.scopes, t.created_at, ${cursorValue(tx, "t", paging)}
+      from (select x.*, x.created_at as updated_at from mcp.tool_calls x) t
+      where true
+        ${query.endpoint ? tx`and t.endpoint = ${query.endpoint}` : tx``}
+        ${query.outcome ? tx`and t.outcome = ${query.outcome}` : tx``}
+        ${query.search ? tx`and t.tool ilike ${containsPattern(query.search)}` : tx``}
+        ${after}
+      ${orderAndLimit}`;
+  });
+  return c.json(toPage(rows, paging, (row) => ({
+    id: row.id,
+    endpoint: row.endpoint,
+    tool: row.tool,
+    arguments: row.arguments,
+    outcome: row.outcome,
+    errorCode: row.error_code,
+    httpStatus: row.http_status,
+    durationMs: row.duration_ms,
+    requestId: row.request_id,
+    apiKeyId: row.api_key_id,
+    clientId: row.client_id,
+    grantId: row.grant_id,
+    scopes: row.scopes,
+    createdAt: row.created_at.toISOString(),
+  })), 200);
+};
+
+export const mcpAuditRouter = createRouter().openapi(routes.listMcpToolCalls, listMcpToolCalls);

@@ -1,0 +1,46 @@
+import { createRoute, z } from "@hono/zod-openapi";
+import { requireApiKey } from "../../../_shared/auth/middleware.ts";
+import { errorResponses } from "../../../_shared/http/errors.ts";
+import { listQuerySchema, pageSchema } from "../../../_shared/http/listing.ts";
+import { apiKeySecurity, jsonContent, ObjectId } from "../../../_shared/http/openapi.ts";
+
+export const McpToolCallSchema = z
+  .object({
+    id: z.string().openapi({ description: "The record's id (decimal)" }),
+    endpoint: z.enum(["backend", "public"]).openapi({ description: "backend: /mcp/backend with an API key; public: the OAuth MCP endpoint" }),
+    tool: z.string(),
+    arguments: z.unknown().openapi({ description: "The call's arguments, secrets replaced by \"[redacted]\"; over 16 KiB, `{clipped, bytes}`" }),
+    outcome: z.enum(["ok", "error"]),
+    errorCode: z.string().nullable().openapi({ description: "The stable error code of a failed call (as in REST)" }),
+    httpStatus: z.number().int().nullable().openapi({ description: "The status of the REST operation the tool called" }),
+    durationMs: z.number().int(),
+    requestId: z.string().openapi({ description: "The MCP request's x-request-id" }),
+    apiKeyId: ObjectId.nullable().openapi({ description: "backend: the API key that called (its id; keys are never recorded)" }),
+    clientId: z.string().nullable().openapi({ description: "public: the OAuth client" }),
+    grantId: z.string().nullable().openapi({ description: "public: your grant to that client" }),
+    scopes: z.array(z.string()).openapi({ description: "public: the scopes of the access token" }),
+    createdAt: z.string().openapi({ format: "date-time" }),
+  })
+  .openapi("McpToolCall");
+
+export const McpAuditQuery = listQuerySchema({
+  endpoint: z.enum(["backend", "public"]).optional(),
+  outcome: z.enum(["ok", "error"]).optional(),
+});
+
+export const listMcpToolCalls = createRoute({
+  method: "get",
+  path: "/api/v3/me/mcp-audit",
+  tags: ["Identity"],
+  summary: "Your MCP tool calls (the audit of both MCP endpoints)",
+  description: "Every tool call made as you on the MCP endpoints, newest first: with your API keys on /mcp/backend and by " +
+    "the assistants you authorised on the public endpoint. Records are append-only and never show secrets, keys or tokens; " +
+    "`search` matches the tool name. `updatedAt` sorts as `createdAt`.",
+  security: apiKeySecurity,
+  middleware: [requireApiKey] as const,
+  request: { query: McpAuditQuery },
+  responses: {
+    200: { description: "A page of tool calls", ...jsonContent(pageSchema(McpToolCallSchema, "McpToolCallPage")) },
+    ...errorResponses(400, 401),
+  },
+});

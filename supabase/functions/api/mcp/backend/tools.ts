@@ -1,0 +1,250 @@
+// The backend MCP endpoint's tools: definitions only (name, title, zod input and output schemas,
+// annotations). What each one does is in implementations.ts: it calls one REST route in-process,
+// whose request schema is also the tool's input (or a field of it) and whose response schema is its
+// output, so structuredContent is exactly what REST answers.
+import { z } from "zod";
+import type { ToolAnnotations, ToolDefinition } from "../../../_shared/mcp/tools.ts";
+import { pageSchema } from "../../../_shared/http/listing.ts";
+import { ObjectId } from "../../../_shared/http/openapi.ts";
+import { ProfileSchema } from "../../identity/routes.ts";
+import { CreateEventSchema, EventSchema, Status, UpdateEventSchema } from "../../events/routes.ts";
+import { CreateHubSchema, HubSchema, HubType, UpdateHubSchema } from "../../hubs/routes.ts";
+import { VenueSuggestionSchema } from "../../venues/routes.ts";
+import { CollectionSchema, RegisterCollectionSchema } from "../../collections/routes.ts";
+import {
+  CheckoutSessionSchema, ClientCheckoutSessionSchema, CreateCheckoutSessionSchema, WebhookAttemptSchema, WebhookDeliverySchema,
+} from "../../checkout/routes.ts";
+import { PreparedPaymentSchema, PreparePaymentSchema } from "../../checkout/payments.routes.ts";
+import {
+  BalanceSchema, CancelSchema, CheckResultSchema, CheckSchema, CompleteResultSchema, CompleteSchema, DepositSchema, PendingSchema,
+  RecordDepositSchema, RecordUsageSchema, SponsorQuery, UsageSchema,
+} from "../../sponsorship/routes.ts";
+
+const READ: ToolAnnotations = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
+const ADD: ToolAnnotations = { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false };
+const REPLACE: ToolAnnotations = { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false };
+const DELETE: ToolAnnotations = { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false };
+const onChain = (annotations: ToolAnnotations): ToolAnnotations => ({ ...annotations, openWorldHint: true });
+
+const define = <I extends z.ZodObject, O extends z.ZodType>(definition: ToolDefinition<I, O>) => definition;
+
+/** The listing parameters of SPEC 4.2 (take, page or cursor, sort, order, search) as tool arguments. */
+const listing = {
+  take: z.number().int().min(1).max(100).optional().describe("Items per page, 1-100 (default 20)"),
+  page: z.number().int().min(1).max(10_000).optional().describe("1-based page (offset paging); not with cursor"),
+  cursor: z.string().min(1).max(512).optional().describe("nextCursor of the previous page (keyset paging)"),
+  sort: z.enum(["createdAt", "updatedAt"]).optional(),
+  order: z.enum(["asc", "desc"]).optional(),
+  search: z.string().min(1).max(200).optional().describe("Case-insensitive substring of name, slug or description"),
+};
+
+const clientSecret = z.string().min(1).max(200).describe("The checkout's client secret (clientSecret of create_checkout_session)");
+const Sponsor = SponsorQuery;
+const Deleted = z.object({}).describe("Empty: the REST route answers 204 No Content");
+
+// ---- The raw API ----------------------------------------------------------------------------
+
+export const OperationSchema = z.object({
+  operationId: z.string().describe("Stable id derived from method and path, e.g. post_api_v3_checkout_sessions"),
+  method: z.string(),
+  path: z.string(),
+  summary: z.string(),
+  pathParameters: z.array(z.string()),
+  hasBody: z.boolean(),
+});
+
+const operations = {
+  list_operations: define({
+    name: "list_operations",
+    title: "List API operations",
+    description: "Every v3 operation an API key can call (from the served OpenAPI document, GET /api/v3/openapi), " +
+      "with the operationId that call_api takes. Read the OpenAPI document for request and response schemas.",
+    input: z.object({}).strict(),
+    output: z.object({ items: z.array(OperationSchema) }),
+    annotations: READ,
+  }),
+  call_api: define({
+    name: "call_api",
+    title: "Call an API operation",
+    description: "Calls one v3 operation (see list_operations) as your API key, with the same validation, permissions and " +
+      "errors as REST: `pathParameters` fill the path's {placeholders}, `query` becomes the query string, `body` the JSON body. " +
+      "The REST answer is the result; a REST error is an isError result with its code.",
+    input: z.object({
+      operationId: z.string().min(1).max(200),
+      pathParameters: z.record(z.string(), z.string().min(1).max(200)).optional(),
+      query: z.record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.array(z.union([z.string(), z.number(), z.boolean()])).max(100)])).optional(),
+      body: z.unknown().optional(),
+    }).strict(),
+    output: z.object({}).catchall(z.unknown()).describe("The operation's JSON answer"),
+    annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
+  }),
+};
+
+// ---- Identity, events, hubs, venues ----------------------------------------------------------
+
+const community = {
+  get_me: define({
+    name: "get_me", title: "Your profile", description: "The profile of the API key's owner (GET /api/v3/me).",
+    input: z.object({}).strict(), output: ProfileSchema, annotations: READ,
+  }),
+  list_events: define({
+    name: "list_events", title: "List events",
+    description: "Events visible to you, a page at a time (GET /api/v3/events). scope=mine: the events you own.",
+    input: z.object({ ...listing, status: Status.optional(), scope: z.enum(["all", "mine"]).optional() }).strict(),
+    output: pageSchema(EventSchema, "EventPage"), annotations: READ,
+  }),
+  get_event: define({
+    name: "get_event", title: "Read an event", description: "One event you may see (GET /api/v3/events/{eventId}).",
+    input: z.object({ eventId: ObjectId }).strict(), output: EventSchema, annotations: READ,
+  }),
+  create_event: define({
+    name: "create_event", title: "Create an event",
+    description: "Creates an event with venue, visibility and NFT access rules (POST /api/v3/events). The arguments are the REST body.",
+    input: CreateEventSchema, output: EventSchema, annotations: ADD,
+  }),
+  update_event: define({
+    name: "update_event", title: "Change an event",
+    description: "Changes the fields given in `changes` of one of your events (PATCH /api/v3/events/{eventId}).",
+    input: z.object({ eventId: ObjectId, changes: UpdateEventSchema }).strict(), output: EventSchema, annotations: REPLACE,
+  }),
+  delete_event: define({
+    name: "delete_event", title: "Delete an event", description: "Deletes one of your events (DELETE /api/v3/events/{eventId}).",
+    input: z.object({ eventId: ObjectId }).strict(), output: Deleted, annotations: DELETE,
+  }),
+  list_hubs: define({
+    name: "list_hubs", title: "List hubs",
+    description: "Hubs visible to you (GET /api/v3/hubs): scope=mine (owned or joined) or discover (public hubs you have not joined).",
+    input: z.object({ ...listing, hubType: HubType.optional(), status: Status.optional(), scope: z.enum(["all", "mine", "discover"]).optional() }).strict(),
+    output: pageSchema(HubSchema, "HubPage"), annotations: READ,
+  }),
+  get_hub: define({
+    name: "get_hub", title: "Read a hub", description: "One hub you may see (GET /api/v3/hubs/{hubId}).",
+    input: z.object({ hubId: ObjectId }).strict(), output: HubSchema, annotations: READ,
+  }),
+  create_hub: define({
+    name: "create_hub", title: "Create a hub", description: "Creates a group or NFT-collection hub (POST /api/v3/hubs). The arguments are the REST body.",
+    input: CreateHubSchema, output: HubSchema, annotations: ADD,
+  }),
+  update_hub: define({
+    name: "update_hub", title: "Change a hub",
+    description: "Changes one of your hubs (PUT /api/v3/hubs/{hubId}); `changes.connectEventIds` connects events (additive).",
+    input: z.object({ hubId: ObjectId, changes: UpdateHubSchema }).strict(), output: HubSchema, annotations: REPLACE,
+  }),
+  delete_hub: define({
+    name: "delete_hub", title: "Delete a hub", description: "Deletes one of your hubs (DELETE /api/v3/hubs/{hubId}).",
+    input: z.object({ hubId: ObjectId }).strict(), output: Deleted, annotations: DELETE,
+  }),
+  search_venues: define({
+    name: "search_venues", title: "Find a venue",
+    description: "Venue suggestions with coordinates for typed text (GET /api/v3/adresses/autocomplete).",
+    input: z.object({ q: z.string().min(1).max(200), take: z.number().int().min(1).max(20).optional() }).strict(),
+    output: z.object({ items: z.array(VenueSuggestionSchema) }), annotations: { ...READ, openWorldHint: true },
+  }),
+};
+
+// ---- NFT collections and checkout ------------------------------------------------------------
+
+const checkout = {
+  register_nft_collection: define({
+    name: "register_nft_collection", title: "Register an NFT collection",
+    description: "Registers a deployed EVM collection you own on-chain for checkout (POST /api/v3/nft-collection). The arguments are the REST body.",
+    input: RegisterCollectionSchema, output: CollectionSchema, annotations: onChain(ADD),
+  }),
+  list_nft_collections: define({
+    name: "list_nft_collections", title: "List your NFT collections", description: "Your registered collections (GET /api/v3/nft-collection).",
+    input: z.object({}).strict(), output: z.object({ items: z.array(CollectionSchema) }), annotations: READ,
+  }),
+  get_nft_collection: define({
+    name: "get_nft_collection", title: "Read an NFT collection", description: "One of your collections (GET /api/v3/nft-collection/{collectionId}).",
+    input: z.object({ collectionId: ObjectId }).strict(), output: CollectionSchema, annotations: READ,
+  }),
+  create_checkout_session: define({
+    name: "create_checkout_session", title: "Create a checkout session",
+    description: "A checkout for one store order (POST /api/v3/checkout/sessions, permission checkout:create). Idempotent per " +
+      "externalOrderId; other data for a used one: 409 idempotency_conflict. The answer carries the client and webhook secrets.",
+    input: CreateCheckoutSessionSchema, output: CheckoutSessionSchema, annotations: { ...ADD, idempotentHint: true },
+  }),
+  get_checkout_session: define({
+    name: "get_checkout_session", title: "Read a checkout session",
+    description: "The client-safe session (GET /api/v3/checkout/sessions/{checkoutId} with X-Checkout-Client-Secret); a wrong secret answers 404.",
+    input: z.object({ checkoutId: ObjectId, clientSecret }).strict(), output: ClientCheckoutSessionSchema, annotations: READ,
+  }),
+  retry_checkout_webhook: define({
+    name: "retry_checkout_webhook", title: "Send the checkout webhook again",
+    description: "Queues another delivery of checkout.completed (POST .../webhook/retry, permission checkout:retry); 409 unless COMPLETED.",
+    input: z.object({ checkoutId: ObjectId }).strict(), output: WebhookDeliverySchema, annotations: onChain({ ...ADD, idempotentHint: true }),
+  }),
+  list_checkout_webhook_deliveries: define({
+    name: "list_checkout_webhook_deliveries", title: "Webhook delivery log",
+    description: "Every delivery of a checkout's webhook with its attempts (GET .../webhook/deliveries).",
+    input: z.object({ checkoutId: ObjectId }).strict(),
+    output: z.object({ items: z.array(WebhookDeliverySchema.extend({ attempts: z.array(WebhookAttemptSchema) })) }), annotations: READ,
+  }),
+};
+
+// ---- Transaction primitives ------------------------------------------------------------------
+
+const Hex = z.string().regex(/^0x([0-9a-fA-F]{2})*$/);
+
+const transactions = {
+  build_checkout_payment: define({
+    name: "build_checkout_payment", title: "Build a checkout's payment transactions",
+    description: "The transactions a payer signs for a checkout (POST .../payments with the client secret): an ERC-20 approval " +
+      "first when needed, then the mint (with the service's voucher for dynamic prices). Records a payment attempt.",
+    input: z.object({ checkoutId: ObjectId, clientSecret, payment: PreparePaymentSchema }).strict(),
+    output: PreparedPaymentSchema, annotations: onChain(ADD),
+  }),
+  encode_contract_call: define({
+    name: "encode_contract_call", title: "Encode a contract call",
+    description: "ABI-encodes a call from a human-readable signature, e.g. `function mint(address to, bytes32 ref)` and its " +
+      "arguments (uint values as decimal strings): the callData for sponsorship_check or a relay. Computes only; sends nothing.",
+    input: z.object({
+      signature: z.string().min(10).max(1000).describe("`function name(type a, ...)`"),
+      args: z.array(z.unknown()).max(50).default([]),
+    }).strict(),
+    output: z.object({ callData: Hex, selector: z.string() }),
+    annotations: READ,
+  }),
+  confirm_checkout_payment: define({
+    name: "confirm_checkout_payment", title: "Verify a checkout's payment receipt",
+    description: "Verifies the paying transaction's receipt on-chain and completes the checkout (POST .../confirm): COMPLETED, " +
+      "pending while not confirmed, or the receipt's refusal code.",
+    input: z.object({ checkoutId: ObjectId, clientSecret, txHash: z.string().regex(/^0x[0-9a-fA-F]{64}$/) }).strict(),
+    output: z.union([ClientCheckoutSessionSchema, z.object({ status: z.string() }).catchall(z.unknown())]),
+    annotations: onChain({ ...ADD, idempotentHint: true }),
+  }),
+  get_sponsorship_balance: define({
+    name: "get_sponsorship_balance", title: "A sponsor's balance",
+    description: "Deposited, spent, held and available wei of one of your sponsor wallets (GET /api/v3/sponsorship/balance).",
+    input: Sponsor, output: BalanceSchema, annotations: READ,
+  }),
+  sponsorship_check: define({
+    name: "sponsorship_check", title: "Check sponsorship eligibility",
+    description: "Whether a sponsor pays for a call; when eligible, holds maxCostWei for 120 s (POST /api/v3/sponsorship/check).",
+    input: CheckSchema, output: CheckResultSchema, annotations: ADD,
+  }),
+  sponsorship_complete: define({
+    name: "sponsorship_complete", title: "Complete a sponsored transaction",
+    description: "Charges a verified sponsored transaction after verifying it on-chain (POST /api/v3/sponsorship/provider/complete).",
+    input: CompleteSchema, output: z.union([CompleteResultSchema, PendingSchema]), annotations: onChain({ ...ADD, idempotentHint: true }),
+  }),
+  sponsorship_cancel: define({
+    name: "sponsorship_cancel", title: "Cancel a sponsorship reservation",
+    description: "Releases a reservation the provider denied before broadcast (POST /api/v3/sponsorship/provider/cancel).",
+    input: CancelSchema, output: z.object({ reservationId: ObjectId, releasedWei: z.string() }), annotations: { ...DELETE, idempotentHint: false },
+  }),
+  record_sponsorship_deposit: define({
+    name: "record_sponsorship_deposit", title: "Record a sponsor deposit",
+    description: "Records a deposit after verifying it on-chain (POST /api/v3/sponsorship/deposits/record).",
+    input: RecordDepositSchema, output: z.union([DepositSchema, PendingSchema]), annotations: onChain({ ...ADD, idempotentHint: true }),
+  }),
+  record_sponsorship_usage: define({
+    name: "record_sponsorship_usage", title: "Record sponsored usage",
+    description: "Records usage against a sponsor, for trusted servers (POST /api/v3/sponsorship/usage/record, permission sponsorship:write).",
+    input: RecordUsageSchema, output: UsageSchema, annotations: { ...ADD, idempotentHint: true },
+  }),
+};
+
+/** Every tool of /mcp/backend, by name. */
+export const backendTools = { ...operations, ...community, ...checkout, ...transactions };
+export type BackendTools = typeof backendTools;
