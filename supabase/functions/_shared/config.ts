@@ -24,6 +24,13 @@ const sponsorshipRateLimitsSchema = z.object({
   usageRecord: z.number().int().min(1).max(1_000_000).default(600),
 }).strict();
 
+/** MCP_PRE_REGISTERED_CLIENTS: public clients known without registration (exact redirect URIs). */
+const preRegisteredClientsSchema = z.array(z.object({
+  client_id: z.string().regex(/^[A-Za-z0-9._~-]{1,200}$/),
+  client_name: z.string().min(1).max(200),
+  redirect_uris: z.array(z.string().url()).min(1).max(20),
+}).strict()).max(100);
+
 function safeJson(text: string): unknown {
   try {
     return JSON.parse(text);
@@ -131,12 +138,52 @@ const configSchema = z.object({
   // MCP endpoints (issue 10): requests per minute per token (an API key on /mcp/backend, an OAuth
   // grant on the public endpoint), counted in PostgreSQL (mcp.take_rate_limit): 429 rate_limited.
   MCP_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).max(1_000_000).default(120),
+  // ---- Public MCP endpoint's OAuth authorization server (issue 10; api/oauth, auth/mcp-oauth.ts) ----
+  // The SMTP relay that sends sign-in codes: smtp://user:pass@host:587 (STARTTLS when offered) or
+  // smtps://host:465. Unset: the sign-in page answers 503 mail_not_configured. Required in production.
+  SMTP_URL: z.string().regex(/^smtps?:\/\//, "smtp:// or smtps:// URL").optional(),
+  // The From of sign-in mails. Required in production.
+  MAIL_FROM: z.string().min(3).max(320).optional(),
+  // The authorization server's issuer (RFC 8414 `iss`), without a trailing slash. Default PUBLIC_API_ROOT.
+  MCP_ISSUER: z.string().url().optional().transform((url) => url?.replace(/\/+$/, "")),
+  // HS256 key of access tokens, authorization requests and CSRF tokens, and the HMAC key of sign-in
+  // codes at rest (32+ characters). Outside production a published development key; required in production.
+  MCP_TOKEN_SECRET: z.string().min(32, "at least 32 characters").optional(),
+  // Access tokens: short-lived, bound to {PUBLIC_API_ROOT}/mcp (their `aud`).
+  MCP_ACCESS_TOKEN_SECONDS: z.coerce.number().int().min(60).max(3600).default(600),
+  // Refresh tokens: rotated on every use; each new one lives this long.
+  MCP_REFRESH_TOKEN_SECONDS: z.coerce.number().int().min(3600).max(90 * 86_400).default(30 * 86_400),
+  // E-mail sign-in: a code's lifetime, tries per code, and codes per address / requests per IP per 15 minutes.
+  MCP_SIGN_IN_CODE_SECONDS: z.coerce.number().int().min(60).max(3600).default(600),
+  MCP_SIGN_IN_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(20).default(5),
+  MCP_SIGN_IN_CODES_PER_ADDRESS: z.coerce.number().int().min(1).max(1000).default(5),
+  MCP_SIGN_IN_REQUESTS_PER_IP: z.coerce.number().int().min(1).max(100_000).default(30),
+  // How long the sign-in pages' own session (a cookie) lasts.
+  MCP_BROWSER_SESSION_SECONDS: z.coerce.number().int().min(300).max(30 * 86_400).default(86_400),
+  // Clients known without registration: [{"client_id": "...", "client_name": "...", "redirect_uris": ["..."]}].
+  MCP_PRE_REGISTERED_CLIENTS: z.string().default("[]").transform((text, ctx) => {
+    const parsed = preRegisteredClientsSchema.safeParse(safeJson(text));
+    if (!parsed.success) {
+      ctx.addIssue({ code: "custom", message: `a JSON array of {client_id, client_name, redirect_uris}: ${parsed.error.issues[0]?.message}` });
+      return z.NEVER;
+    }
+    return parsed.data;
+  }),
+  // Dynamic Client Registration (RFC 7591) for clients without a metadata document; registrations per IP per hour.
+  MCP_DYNAMIC_REGISTRATION: z.enum(["true", "false"]).default("true").transform((v) => v === "true"),
+  MCP_REGISTRATIONS_PER_IP: z.coerce.number().int().min(1).max(100_000).default(20),
+  // Client ID Metadata Documents: fetch deadline and how long a fetched document is cached.
+  MCP_CIMD_TIMEOUT_MS: z.coerce.number().int().min(100).max(10_000).default(3000),
+  MCP_CIMD_CACHE_SECONDS: z.coerce.number().int().min(0).max(86_400).default(3600),
 }).superRefine((config, ctx) => {
   if (config.APP_ENV === "production" && !config.SECRETS_ENCRYPTION_KEY) {
     ctx.addIssue({ code: "custom", path: ["SECRETS_ENCRYPTION_KEY"], message: "required in production" });
   }
   if (config.APP_ENV === "production" && config.ENABLE_BENCH_ROUTES) {
     ctx.addIssue({ code: "custom", path: ["ENABLE_BENCH_ROUTES"], message: "the benchmark routes are never served in production" });
+  }
+  for (const name of ["SMTP_URL", "MAIL_FROM", "MCP_TOKEN_SECRET"] as const) {
+    if (config.APP_ENV === "production" && !config[name]) ctx.addIssue({ code: "custom", path: [name], message: "required in production" });
   }
   if (config.GEOCODER_PROVIDER !== "postgres" && !config.GEOCODER_URL) {
     ctx.addIssue({ code: "custom", path: ["GEOCODER_URL"], message: `required when GEOCODER_PROVIDER is ${config.GEOCODER_PROVIDER}` });

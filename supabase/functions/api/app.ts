@@ -13,6 +13,9 @@ import { hubsRouter } from "./hubs/handlers.ts";
 import { identityRouter } from "./identity/handlers.ts";
 import { venuesRouter } from "./venues/handlers.ts";
 import { versioningRouter } from "./versioning/handlers.ts";
+import { oauthRouter } from "./oauth/handlers.ts";
+import { publicMcpRouter } from "./mcp/public/handlers.ts";
+import { meGrantsRouter } from "./me-grants/handlers.ts";
 
 /** REST v3, auth/session, docs and operations routes. Runs under Deno and, in tests, under Node. */
 export function createApiApp(services: AppServices) {
@@ -28,6 +31,9 @@ export function createApiApp(services: AppServices) {
   app.route("/", checkoutPageRouter);
   app.route("/", sponsorshipRouter);
   app.route("/", relaysRouter);
+  app.route("/", oauthRouter);
+  app.route("/", publicMcpRouter);
+  app.route("/", meGrantsRouter);
   registerMcp(app); // /mcp/backend and GET /api/v3/me/mcp-audit
   if (services.config.ENABLE_BENCH_ROUTES) {
     // The baseline of scripts/bench: one `select 1` through the same pool, nothing else.

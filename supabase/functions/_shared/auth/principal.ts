@@ -9,10 +9,17 @@ export type Permissions = Record<string, string[]>;
  */
 export type Principal =
   | { kind: "api_key"; scope: ApiKeyScope }
-  | { kind: "session"; userId: string; authUserId: string; claims: Record<string, unknown> };
+  | { kind: "session"; userId: string; authUserId: string; claims: Record<string, unknown> }
+  /** A person's OAuth grant to an MCP client (public MCP endpoint, auth/mcp-oauth.ts): their user, under the granted scopes. */
+  | { kind: "oauth"; userId: string; clientId: string; grantId: string; scopes: string[] };
 
 /** The database scope a principal's requests run in. */
 export function scopeOf(principal: Principal): DbScope {
   if (principal.kind === "api_key") return principal.scope;
+  if (principal.kind === "oauth") {
+    // Like a session: RLS reads the user from app_user_id (core.current_user_id). No `sub`: the
+    // token names the service user, not an auth user, and auth.uid() would misread it.
+    return { kind: "claims", role: "authenticated", claims: { role: "authenticated", app_user_id: principal.userId, client_id: principal.clientId, scope: principal.scopes.join(" ") } };
+  }
   return { kind: "claims", role: "authenticated", claims: { ...principal.claims, role: "authenticated", app_user_id: principal.userId } };
 }

@@ -1,0 +1,193 @@
+// The public MCP endpoint's credentials: OAuth 2.1 access tokens issued by the service's own
+// authorization server (api/oauth). Never an API key.
+//
+// Access tokens are JWTs (HS256, `typ: at+jwt`, RFC 9068's claims): signature, issuer, audience
+// (this endpoint's URL, so a token for another resource is refused) and expiry are checked here
+// without the database; whether the token was revoked (its grant, or itself) is one statement on two
+// primary keys that also takes the per-grant rate limit (mcp_oauth.access_allowed), so a revoked
+// grant stops working at its next request, not when its tokens expire.
+import { createHash, createHmac, randomBytes } from "node:crypto";
+import { createMiddleware } from "hono/factory";
+import { jwtVerify, SignJWT } from "jose";
+import type { Config } from "../config.ts";
+import { translateDatabaseError as translate } from "../db/database.ts";
+import { ApiError } from "../http/errors.ts";
+import type { AppEnv } from "../http/context.ts";
+
+/** Scopes named by capability. The read ones are the consent page's default selection. */
+export const READ_SCOPES = ["events:read", "hubs:read", "venues:read", "checkout:read", "sponsorship:read"] as const;
+export const WRITE_SCOPES = ["events:write", "hubs:write", "wallet:link", "sponsorship:write"] as const;
+export const MCP_SCOPES: readonly string[] = [...READ_SCOPES, ...WRITE_SCOPES];
+
+/** Published development key: outside production only (config refuses production without MCP_TOKEN_SECRET). */
+const DEVELOPMENT_TOKEN_SECRET = "development-mcp-token-secret-not-for-production";
+
+export function issuerOf(config: Config): string {
+  return config.MCP_ISSUER ?? config.PUBLIC_API_ROOT;
+}
+
+/** The protected resource (RFC 8707 / RFC 9728): the public MCP endpoint's URL. */
+export function mcpResourceOf(config: Config): string {
+  return `${config.PUBLIC_API_ROOT}/mcp`;
+}
+
+/** RFC 9728's path-specific metadata URL of the resource. */
+export function protectedResourceMetadataUrl(config: Config): string {
+  return `${config.PUBLIC_API_ROOT}/.well-known/oauth-protected-resource/mcp`;
+}
+
+function secretOf(config: Config): string {
+  return config.MCP_TOKEN_SECRET ?? DEVELOPMENT_TOKEN_SECRET;
+}
+
+const keys = new WeakMap<Config, Uint8Array>();
+function signingKey(config: Config): Uint8Array {
+  let key = keys.get(config);
+  if (!key) keys.set(config, key = new Uint8Array(createHmac("sha256", secretOf(config)).update("mcp-oauth:jwt").digest()));
+  return key;
+}
+
+/** SHA-256 of a random token (refresh tokens, codes, sessions: 256 bits, so a plain hash is enough). */
+export function sha256(text: string): Uint8Array {
+  return new Uint8Array(createHash("sha256").update(text).digest());
+}
+
+/** HMAC of a short secret (a 6-digit e-mail code): a leaked table cannot be brute-forced without the key. */
+export function keyedHash(config: Config, purpose: string, text: string): Uint8Array {
+  return new Uint8Array(createHmac("sha256", secretOf(config)).update(`${purpose}:${text}`).digest());
+}
+
+export function randomToken(prefix: string): string {
+  return `${prefix}${randomBytes(32).toString("base64url")}`;
+}
+
+/** RFC 7636 S256: BASE64URL(SHA256(code_verifier)). */
+export function s256(verifier: string): string {
+  return createHash("sha256").update(verifier).digest("base64url");
+}
+
+export interface AccessTokenClaims {
+  userId: string;
+  clientId: string;
+  grantId: string;
+  scopes: string[];
+  resource: string;
+}
+
+export async function signAccessToken(config: Config, claims: AccessTokenClaims): Promise<{ token: string; expiresIn: number }> {
+  const expiresIn = config.MCP_ACCESS_TOKEN_SECONDS;
+  const token = await new SignJWT({ client_id: claims.clientId, scope: claims.scopes.join(" "), gid: claims.grantId })
+    .setProtectedHeader({ alg: "HS256", typ: "at+jwt" })
+    .setIssuer(issuerOf(config))
+    .setSubject(claims.userId)
+    .setAudience(claims.resource)
+    .setJti(crypto.randomUUID())
+    .setIssuedAt()
+    .setExpirationTime(`${expiresIn}s`)
+    .sign(signingKey(config));
+  return { token, expiresIn };
+}
+
+export interface VerifiedAccessToken {
+  userId: string;
+  clientId: string;
+  grantId: string;
+  scopes: string[];
+  jti: string;
+  expiresAt: number;
+}
+
+const OBJECT_ID = /^[0-9a-f]{24}$/;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+/** Signature (HS256 only: `alg: none` and every other algorithm are refused), issuer, audience, expiry, claims. */
+export async function verifyAccessToken(config: Config, token: string, audience = mcpResourceOf(config)): Promise<VerifiedAccessToken> {
+  const { payload } = await jwtVerify(token, signingKey(config), {
+    algorithms: ["HS256"],
+    typ: "at+jwt",
+    issuer: issuerOf(config),
+    audience,
+    requiredClaims: ["exp", "iat", "sub", "jti"],
+  });
+  const { sub, client_id, gid, scope, jti, exp } = payload as Record<string, unknown>;
+  if (typeof sub !== "string" || !OBJECT_ID.test(sub) || typeof gid !== "string" || !OBJECT_ID.test(gid) ||
+      typeof client_id !== "string" || typeof scope !== "string" || typeof jti !== "string" || !UUID.test(jti) || typeof exp !== "number") {
+    throw new Error("malformed access token claims");
+  }
+  return { userId: sub, clientId: client_id, grantId: gid, scopes: scope.split(" ").filter(Boolean), jti, expiresAt: exp };
+}
+
+/** Signed, short-lived values of the sign-in pages (the pending authorization request). */
+export async function signPageValue(config: Config, purpose: string, value: Record<string, unknown>, seconds: number): Promise<string> {
+  return await new SignJWT(value).setProtectedHeader({ alg: "HS256" }).setAudience(`mcp-oauth:${purpose}`).setIssuedAt()
+    .setExpirationTime(`${seconds}s`).sign(signingKey(config));
+}
+
+export async function verifyPageValue(config: Config, purpose: string, token: string): Promise<Record<string, unknown>> {
+  const { payload } = await jwtVerify(token, signingKey(config), { algorithms: ["HS256"], audience: `mcp-oauth:${purpose}` });
+  return payload as Record<string, unknown>;
+}
+
+/** `WWW-Authenticate` of the public MCP endpoint (RFC 6750 3, RFC 9728 5.1). */
+export function bearerChallenge(config: Config, error?: { error: string; description?: string; scope?: string }): string {
+  const parts = [`resource_metadata="${protectedResourceMetadataUrl(config)}"`];
+  if (error) {
+    parts.push(`error="${error.error}"`);
+    if (error.description) parts.push(`error_description="${error.description.replace(/["\\]/g, "")}"`);
+    if (error.scope) parts.push(`scope="${error.scope}"`);
+  }
+  return `Bearer ${parts.join(", ")}`;
+}
+
+function unauthorized(config: Config, code: string, message: string, tokenSent: boolean): ApiError {
+  const challenge = bearerChallenge(config, tokenSent ? { error: "invalid_token", description: message } : undefined);
+  return new ApiError(401, code, message, undefined, { "WWW-Authenticate": challenge });
+}
+
+/**
+ * The public MCP endpoint's authentication: `Authorization: Bearer <access token>` only. An API key
+ * is refused (this endpoint is for public assistants; servers use the backend MCP endpoint), as is a
+ * token for another audience, an expired, revoked, unsigned or malformed one. Sets the principal
+ * `{ kind: "oauth" }`; requests run as role authenticated with the person's user id (scopeOf).
+ */
+export const requireMcpAccessToken = createMiddleware<AppEnv>(async (c, next) => {
+  const config = c.get("config");
+  const authorization = c.req.header("authorization");
+  const match = /^bearer\s+([A-Za-z0-9._~+/-]+=*)$/i.exec(authorization ?? "");
+  if (c.req.header("x-api-key") !== undefined) {
+    throw unauthorized(config, "api_key_not_accepted", "This endpoint takes OAuth access tokens only, never an API key (servers use the backend MCP endpoint).", true);
+  }
+  if (!authorization) throw unauthorized(config, "missing_access_token", "Send an OAuth access token as Authorization: Bearer <token>.", false);
+  if (!match) throw unauthorized(config, "invalid_token", "The Authorization header is not a Bearer token.", true);
+  let token: VerifiedAccessToken;
+  try {
+    token = await verifyAccessToken(config, match[1]!);
+  } catch {
+    throw unauthorized(config, "invalid_token", "The access token is invalid, expired or for another resource.", true);
+  }
+  const db = c.get("db");
+  try {
+    await db.sql`select mcp_oauth.access_allowed(${token.grantId}, ${token.jti}::uuid, ${config.MCP_RATE_LIMIT_PER_MINUTE})`;
+  } catch (error) {
+    const translated = translate(error);
+    if (translated instanceof ApiError && translated.status === 401) {
+      throw unauthorized(config, "invalid_token", "The access token has been revoked.", true);
+    }
+    throw translated;
+  }
+  c.set("principal", { kind: "oauth", userId: token.userId, clientId: token.clientId, grantId: token.grantId, scopes: token.scopes });
+  await next();
+});
+
+/** The scopes a request lacks, or an empty list. */
+export function missingScopes(granted: readonly string[], needed: readonly string[]): string[] {
+  return needed.filter((scope) => !granted.includes(scope));
+}
+
+/** 403 insufficient_scope naming every scope the operation needs (RFC 6750 3.1). */
+export function insufficientScope(config: Config, needed: readonly string[], what: string): ApiError {
+  const scope = needed.join(" ");
+  return new ApiError(403, "insufficient_scope", `${what} needs the scope${needed.length > 1 ? "s" : ""} ${scope}.`, { requiredScopes: needed }, {
+    "WWW-Authenticate": bearerChallenge(config, { error: "insufficient_scope", scope, description: `needs ${scope}` }),
+  });
+}

@@ -1,0 +1,228 @@
+// The public MCP endpoint's OAuth tests: a local SMTP server that keeps the mails it receives (the
+// service sends through nodemailer to it, the real client code path), the app on a database of its
+// own, and a browser-like walk through sign-in and consent with fetch and a cookie jar.
+import { createHash, randomBytes } from "node:crypto";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { SMTPServer } from "smtp-server";
+import { createTestContext, type TestContext } from "../setup/test-context.ts";
+
+export interface ReceivedMail {
+  to: string[];
+  raw: string;
+}
+
+export interface MailCatcher {
+  url: string;
+  mails: ReceivedMail[];
+  /** The code of the newest mail to `address`, waiting for it to arrive. */
+  codeFor(address: string, after?: number): Promise<string>;
+  close(): Promise<void>;
+}
+
+export async function startMailCatcher(): Promise<MailCatcher> {
+  const mails: ReceivedMail[] = [];
+  const server = new SMTPServer({
+    authOptional: true,
+    disabledCommands: ["STARTTLS"],
+    logger: false,
+    onData(stream, session, callback) {
+      const chunks: Buffer[] = [];
+      stream.on("data", (c: Buffer) => chunks.push(c));
+      stream.on("end", () => {
+        mails.push({ to: session.envelope.rcptTo.map((r) => r.address.toLowerCase()), raw: Buffer.concat(chunks).toString("utf8") });
+        callback();
+      });
+    },
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const port = (server.server.address() as AddressInfo).port;
+  return {
+    url: `smtp://127.0.0.1:${port}`,
+    mails,
+    async codeFor(address, after = 0) {
+      for (let i = 0; i < 200; i++) {
+        const mail = mails.slice(after).reverse().find((m) => m.to.includes(address.toLowerCase()));
+        const code = mail && /sign-in code is (\d{6})/.exec(mail.raw)?.[1];
+        if (code) return code;
+        await new Promise((r) => setTimeout(r, 25));
+      }
+      throw new Error(`no code mailed to ${address}`);
+    },
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+export const ROOT = "http://127.0.0.1:54321";
+export const RESOURCE = `${ROOT}/mcp`;
+
+export interface OAuthTestContext extends TestContext {
+  mail: MailCatcher;
+  /** In-process fetch of the app (absolute URLs under ROOT). */
+  fetch: (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
+}
+
+export async function createOAuthTestContext(env: Record<string, string> = {}): Promise<OAuthTestContext> {
+  const mail = await startMailCatcher();
+  const context = await createTestContext({ SMTP_URL: mail.url, MAIL_FROM: "Events <no-reply@example.test>", PUBLIC_API_ROOT: ROOT, ...env });
+  const fetch = async (input: string | URL | Request, init?: RequestInit) => {
+    const request = input instanceof Request ? input : new Request(input.toString(), init);
+    return context.app.fetch(request);
+  };
+  return {
+    ...context,
+    mail,
+    fetch,
+    async close() {
+      await context.close();
+      await mail.close();
+    },
+  };
+}
+
+/** A browser's view: cookies kept between requests, forms read from the pages. */
+export class Browser {
+  cookies = new Map<string, string>();
+  constructor(private readonly ctx: OAuthTestContext, private readonly origin: string | null = ROOT) {}
+
+  async request(url: string, init: RequestInit = {}): Promise<Response> {
+    const headers = new Headers(init.headers);
+    if (this.cookies.size) headers.set("cookie", [...this.cookies].map(([k, v]) => `${k}=${v}`).join("; "));
+    if (init.method === "POST" && this.origin) headers.set("origin", this.origin);
+    const response = await this.ctx.fetch(new URL(url, ROOT).toString(), { ...init, headers, redirect: "manual" });
+    for (const cookie of response.headers.getSetCookie()) {
+      const [pair] = cookie.split(";");
+      const [name, value] = pair!.split("=");
+      this.cookies.set(name!, value!);
+    }
+    return response;
+  }
+
+  post(url: string, fields: Record<string, string | string[]>): Promise<Response> {
+    const body = new URLSearchParams();
+    for (const [k, v] of Object.entries(fields)) for (const one of [v].flat()) body.append(k, one);
+    return this.request(url, { method: "POST", body, headers: { "content-type": "application/x-www-form-urlencoded" } });
+  }
+}
+
+/** The hidden inputs of the first form in `html`. */
+export function hiddenFields(html: string): Record<string, string> {
+  const fields: Record<string, string> = {};
+  for (const m of html.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)) {
+    fields[m[1]!] = m[2]!.replace(/&amp;/g, "&").replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&lt;/g, "<").replace(/&gt;/g, ">");
+  }
+  return fields;
+}
+
+/** Signs in by e-mail code on the page the authorize (or grants) step showed; returns the next response. */
+export async function signInByEmail(ctx: OAuthTestContext, browser: Browser, page: string, email: string): Promise<Response> {
+  const before = ctx.mail.mails.length;
+  const codeForm = await browser.post("/oauth/sign-in", { ...hiddenFields(page), email });
+  if (codeForm.status !== 200) throw new Error(`sign-in answered ${codeForm.status}: ${await codeForm.text()}`);
+  const code = await ctx.mail.codeFor(email, before);
+  return browser.post("/oauth/sign-in/verify", { ...hiddenFields(await codeForm.text()), code });
+}
+
+export function pkce(): { verifier: string; challenge: string } {
+  const verifier = randomBytes(32).toString("base64url");
+  return { verifier, challenge: createHash("sha256").update(verifier).digest("base64url") };
+}
+
+/** Serves JSON documents on 127.0.0.1 (Client ID Metadata Documents); `documents` maps a path to a body. */
+export async function startDocumentServer(): Promise<{ base: string; documents: Map<string, string>; server: Server; close(): Promise<void> }> {
+  const documents = new Map<string, string>();
+  const server = createServer((req, res) => {
+    const body = documents.get(req.url ?? "");
+    if (body === undefined) {
+      res.writeHead(404).end();
+      return;
+    }
+    res.writeHead(200, { "content-type": "application/json" }).end(body);
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return { base, documents, server, close: () => new Promise<void>((r) => server.close(() => r())) };
+}
+
+/**
+ * The whole browser part of an authorization: open the authorize URL, sign in if asked, consent with
+ * `scopes` (the page's default when omitted), follow to the client's redirect; returns its URL.
+ */
+export async function authorizeInBrowser(ctx: OAuthTestContext, browser: Browser, authorizeUrl: string, email: string,
+    scopes?: string[]): Promise<URL> {
+  let response = await browser.request(authorizeUrl);
+  let page = await response.text();
+  if (response.status !== 200) throw new Error(`authorize answered ${response.status}: ${page}`);
+  if (page.includes('action="/oauth/sign-in"')) {
+    response = await signInByEmail(ctx, browser, page, email);
+    if (response.status !== 303) throw new Error(`verify answered ${response.status}: ${await response.text()}`);
+    response = await browser.request(response.headers.get("location")!);
+    page = await response.text();
+  }
+  if (!page.includes('action="/oauth/consent"')) throw new Error(`expected the consent page, got: ${page.slice(0, 500)}`);
+  const chosen = scopes ?? [...page.matchAll(/name="scope" value="([^"]+)" checked/g)].map((m) => m[1]!);
+  const decided = await browser.post("/oauth/consent", { ...hiddenFields(page), scope: chosen, decision: "approve" });
+  if (decided.status !== 303) throw new Error(`consent answered ${decided.status}: ${await decided.text()}`);
+  return new URL(decided.headers.get("location")!);
+}
+
+export interface IssuedTokens {
+  clientId: string;
+  redirectUri: string;
+  access_token: string;
+  refresh_token: string;
+  scope: string;
+  browser: Browser;
+}
+
+/** Registers a client (DCR) and runs the flow with fetch: the tokens a client would hold. */
+export async function issueTokens(ctx: OAuthTestContext, email: string, scopes?: string[], redirectUri = "http://127.0.0.1:7777/cb"): Promise<IssuedTokens> {
+  const registered = await ctx.fetch(`${ROOT}/oauth/register`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ client_name: "Fixture Client", redirect_uris: [redirectUri] }),
+  });
+  if (registered.status !== 201) throw new Error(`register answered ${registered.status}: ${await registered.text()}`);
+  const { client_id: clientId } = await registered.json();
+  const { verifier, challenge } = pkce();
+  const browser = new Browser(ctx);
+  const callback = await authorizeInBrowser(ctx, browser, authorizeUrl({ clientId, redirectUri, challenge, scope: scopes?.join(" ") }), email, scopes);
+  const code = callback.searchParams.get("code");
+  if (!code) throw new Error(`no code in ${callback}`);
+  const response = await tokenRequest(ctx, { grant_type: "authorization_code", code, redirect_uri: redirectUri, client_id: clientId, code_verifier: verifier, resource: RESOURCE });
+  if (response.status !== 200) throw new Error(`token answered ${response.status}: ${await response.text()}`);
+  return { clientId, redirectUri, browser, ...(await response.json()) };
+}
+
+export function authorizeUrl(o: { clientId: string; redirectUri: string; challenge: string; scope?: string; resource?: string; state?: string }): string {
+  const url = new URL(`${ROOT}/oauth/authorize`);
+  url.searchParams.set("response_type", "code");
+  url.searchParams.set("client_id", o.clientId);
+  url.searchParams.set("redirect_uri", o.redirectUri);
+  url.searchParams.set("code_challenge", o.challenge);
+  url.searchParams.set("code_challenge_method", "S256");
+  url.searchParams.set("state", o.state ?? "state-1");
+  url.searchParams.set("resource", o.resource ?? RESOURCE);
+  if (o.scope) url.searchParams.set("scope", o.scope);
+  return url.toString();
+}
+
+export function tokenRequest(ctx: OAuthTestContext, fields: Record<string, string>): Promise<Response> {
+  return ctx.fetch(`${ROOT}/oauth/token`, {
+    method: "POST",
+    headers: { "content-type": "application/x-www-form-urlencoded" },
+    body: new URLSearchParams(fields),
+  });
+}
+
+/** A JSON-RPC request to /mcp with `headers`. */
+export function mcpRequest(ctx: OAuthTestContext, headers: Record<string, string>, message: unknown = {
+  jsonrpc: "2.0", id: 1, method: "initialize",
+  params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "t", version: "1" } },
+}): Promise<Response> {
+  return ctx.fetch(RESOURCE, {
+    method: "POST",
+    headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...headers },
+    body: JSON.stringify(message),
+  });
+}
