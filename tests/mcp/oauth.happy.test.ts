@@ -60,10 +60,13 @@ describe("public MCP OAuth with the SDK client", () => {
     expect(provider.stored?.scope?.split(" ").sort()).toEqual(["checkout:read", "events:read", "hubs:read", "sponsorship:read", "venues:read"]);
 
     const tools = (await client.listTools()).tools.map((t) => t.name).sort();
-    expect(tools).toEqual(["autocomplete_venues", "get_event", "get_hub", "list_events", "list_hubs"]);
+    expect(tools).toEqual(["get_event", "get_hub", "list_events", "list_hubs", "search_venues"]);
     const listed = await client.callTool({ name: "list_events", arguments: { take: 5 } });
     expect(listed.isError).toBeFalsy();
-    expect(listed.structuredContent).toEqual({ items: [] });
+    expect(listed.structuredContent).toMatchObject({ items: [], hasMore: false });
+    // The call was audited with the grant (the MCP core's audit).
+    const [audit] = await ctx.owner`select endpoint, tool, outcome, client_id, scopes from mcp.tool_calls`;
+    expect(audit).toMatchObject({ endpoint: "public", tool: "list_events", outcome: "ok", client_id: provider.client!.client_id });
     await client.close();
 
     // The person now exists, found by their e-mail, and the grant is theirs.

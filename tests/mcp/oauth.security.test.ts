@@ -1,6 +1,7 @@
 // Issue 10: what the public MCP endpoint and its authorization server refuse. Each test names the
 // rule it depends on.
 import { SignJWT, UnsecuredJWT } from "jose";
+import postgres from "postgres";
 import { createHmac } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { expectErrorBody } from "../setup/test-context.ts";
@@ -59,6 +60,22 @@ describe("/mcp credentials", () => {
     await expectErrorBody(alone, 401, "api_key_not_accepted");
     const asBearer = await mcpRequest(ctx, { authorization: `Bearer ${key}` });
     await expectErrorBody(asBearer, 401, "invalid_token");
+  });
+
+  it("an access token is no credential anywhere else: the backend MCP endpoint and REST refuse it", async () => {
+    const tokens = await issueTokens(ctx, "elsewhere@example.com", ["events:read"]);
+    const bearer = { authorization: `Bearer ${tokens.access_token}` };
+    await expectErrorBody(await ctx.fetch(`${ROOT}/mcp/backend`, {
+      method: "POST", headers: { ...bearer, "content-type": "application/json", accept: "application/json, text/event-stream" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list", params: {} }),
+    }), 401, "wrong_auth_scheme");
+    await expectErrorBody(await ctx.call("/api/v3/events", { headers: bearer }), 401, "wrong_auth_scheme");
+    await expectErrorBody(await ctx.call("/api/v3/me/mcp-grants", { headers: bearer }), 401, "wrong_auth_scheme");
+  });
+
+  it("refuses any browser Origin by default (CORS_ALLOWED_ORIGINS *)", async () => {
+    const tokens = await issueTokens(ctx, "browser@example.com", ["events:read"]);
+    await expectErrorBody(await mcpRequest(ctx, { authorization: `Bearer ${tokens.access_token}`, origin: "https://evil.example" }), 403, "origin_not_allowed");
   });
 
   it("refuses a token for another audience, an expired one, alg none and garbage", async () => {
@@ -180,6 +197,32 @@ describe("token endpoint", () => {
     expect(answers.map((r) => r.status).sort()).toEqual([200, 400, 400, 400, 400, 400, 400, 400, 400, 400]);
     const [grant] = await ctx.owner`select g.revoked_reason from mcp_oauth.grants g join core.users u on u.id = g.user_id where u.email = 'race@example.com'`;
     expect(grant!.revoked_reason).toBe("refresh_token_reuse");
+  });
+
+  it("a use that waits on another's uncommitted rotation finds the token rotated: a reuse (the row lock decides)", async () => {
+    const tokens = await issueTokens(ctx, "lock@example.com", ["events:read"]);
+    const { createHash } = await import("node:crypto");
+    const hash = (t: string) => createHash("sha256").update(t).digest();
+    const sessions = postgres(ctx.url, { max: 2, onnotice: () => {} });
+    const first = await sessions.reserve();
+    const second = await sessions.reserve();
+    try {
+      await first`begin`;
+      const [won] = await first`select * from mcp_oauth.rotate_refresh_token(${hash(tokens.refresh_token)}, ${tokens.clientId}, null, null, ${hash("a")}, 3600)`;
+      expect(won!.error).toBeNull();
+      // The second use starts while the first is uncommitted; it must wait for it, then see the rotation.
+      const waiting = second`select * from mcp_oauth.rotate_refresh_token(${hash(tokens.refresh_token)}, ${tokens.clientId}, null, null, ${hash("b")}, 3600)`.execute();
+      await new Promise((r) => setTimeout(r, 300));
+      await first`commit`;
+      const [lost] = await waiting;
+      expect(lost!.error).toBe("invalid_grant");
+      const [grant] = await ctx.owner`select g.revoked_reason from mcp_oauth.grants g join core.users u on u.id = g.user_id where u.email = 'lock@example.com'`;
+      expect(grant!.revoked_reason).toBe("refresh_token_reuse");
+    } finally {
+      first.release();
+      second.release();
+      await sessions.end();
+    }
   });
 
   it("pins the resource: another one is invalid_target at authorize, token and refresh", async () => {

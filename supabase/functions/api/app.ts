@@ -32,7 +32,7 @@ export function createApiApp(services: AppServices) {
   app.route("/", sponsorshipRouter);
   app.route("/", relaysRouter);
   app.route("/", oauthRouter);
-  app.route("/", publicMcpRouter);
+  app.route("/", publicMcpRouter(app));
   app.route("/", meGrantsRouter);
   registerMcp(app); // /mcp/backend and GET /api/v3/me/mcp-audit
   if (services.config.ENABLE_BENCH_ROUTES) {

@@ -1,72 +1,65 @@
-// The public MCP endpoint (`/mcp`): OAuth 2.1 access tokens only (requireMcpAccessToken), tools
-// filtered by the grant's scopes. A call of a tool the grant does not cover is refused before the
-// MCP layer with 403 insufficient_scope naming every scope the tool needs, so the client can ask
-// the person for more (RFC 6750 3.1; MCP's scope challenge). A new server per request (stateless).
-import { createMcpHandler, McpServer } from "@modelcontextprotocol/server";
+// The public MCP endpoint (`POST /mcp`): OAuth 2.1 access tokens only (requireMcpAccessToken, which
+// also checks revocation and takes the per-grant rate limit), tools filtered by the grant's scopes.
+// A call of a tool the grant does not cover is refused before the MCP layer with 403
+// insufficient_scope naming every scope the tool needs, so the client can ask the person for more
+// (RFC 6750 3.1). Tools run through the MCP core (buildToolServer: audited, REST routes in-process
+// as the person); a new server per request. Not in the OpenAPI document (JSON-RPC, not REST).
 import type { Context } from "hono";
-import { insufficientScope, missingScopes, requireMcpAccessToken } from "../../../_shared/auth/mcp-oauth.ts";
+import { insufficientScope, requireMcpAccessToken } from "../../../_shared/auth/mcp-oauth.ts";
+import { scopeOf } from "../../../_shared/auth/principal.ts";
 import { createRouter } from "../../../_shared/http/app.ts";
 import type { AppEnv } from "../../../_shared/http/context.ts";
 import { ApiError } from "../../../_shared/http/errors.ts";
-import { PUBLIC_TOOLS, type ToolContext, toolByName } from "./tools.ts";
+import { callRoute, type InProcessApp } from "../../../_shared/mcp/call-route.ts";
+import { buildToolServer, type ToolSession } from "../../../_shared/mcp/tools.ts";
+import { mcpRequestChecks, serveMcpRequest } from "../../../_shared/mcp/transport.ts";
+import { isPublicTool, PUBLIC_TOOL_SCOPES, publicImplementations, toolsFor } from "./tools.ts";
 
-function serverFor(context: ToolContext, scopes: readonly string[]): McpServer {
-  const server = new McpServer({ name: "events-public-mcp", version: "1.0.0" });
-  for (const tool of PUBLIC_TOOLS) {
-    if (missingScopes(scopes, tool.scopes).length > 0) continue;
-    server.registerTool(tool.name, {
-      title: tool.title,
-      description: `${tool.description} (scopes: ${tool.scopes.join(", ")})`,
-      inputSchema: tool.inputSchema,
-      annotations: { readOnlyHint: true, destructiveHint: false, openWorldHint: false },
-    }, async (input: unknown) => {
-      const result = await tool.run(input as never, context);
-      return { content: [{ type: "text" as const, text: JSON.stringify(result) }], structuredContent: result as Record<string, unknown> };
-    });
-  }
-  return server;
-}
+const SERVER_INFO = {
+  name: "eventhub-public",
+  version: "3.0.0",
+  instructions: "Tools for assistants acting for a person who signed in with their e-mail and chose what to allow: events, " +
+    "hubs and venues they may see. Which tools are listed depends on the scopes they granted; a tool outside them answers " +
+    "HTTP 403 insufficient_scope naming the scopes to ask for.",
+};
 
-/** Browsers may call only from an allowed origin (CORS_ALLOWED_ORIGINS); native clients send no Origin. */
-function refuseForeignOrigin(c: Context<AppEnv>): void {
-  const origin = c.req.header("origin");
-  const allowed = c.get("config").CORS_ALLOWED_ORIGINS;
-  if (origin === undefined || allowed.includes("*") || allowed.includes(origin)) return;
-  throw new ApiError(403, "origin_not_allowed", "Requests from this Origin are not accepted.");
-}
-
-async function serve(c: Context<AppEnv>): Promise<Response> {
-  refuseForeignOrigin(c);
-  const principal = c.get("principal");
-  if (principal.kind !== "oauth") throw new ApiError(401, "missing_access_token", "Send an OAuth access token.");
-  let parsedBody: unknown;
-  if (c.req.method === "POST") {
-    try {
-      parsedBody = await c.req.json();
-    } catch {
-      throw new ApiError(400, "invalid_json", "The request body is not valid JSON.");
-    }
-    for (const message of Array.isArray(parsedBody) ? parsedBody : [parsedBody]) {
-      const m = message as { method?: unknown; params?: { name?: unknown } } | null;
-      if (m?.method !== "tools/call" || typeof m.params?.name !== "string") continue;
-      const tool = toolByName(m.params.name);
-      if (tool && missingScopes(principal.scopes, tool.scopes).length > 0) {
-        throw insufficientScope(c.get("config"), tool.scopes, `The tool ${tool.name}`);
-      }
-    }
-  }
-  const context: ToolContext = { db: c.get("db"), config: c.get("config"), principal };
-  const handler = createMcpHandler(() => serverFor(context, principal.scopes), { legacy: "stateless" });
+/** The scopes the JSON-RPC message(s) of this request need and the grant lacks (tools/call only). */
+async function refuseMissingScopes(c: Context<AppEnv>, granted: readonly string[]): Promise<void> {
+  let message: unknown;
   try {
-    return await handler.fetch(c.req.raw, {
-      parsedBody,
-      authInfo: { token: "", clientId: principal.clientId, scopes: principal.scopes, extra: { userId: principal.userId, grantId: principal.grantId } },
-    });
-  } finally {
-    await handler.close().catch(() => {});
+    message = await c.req.raw.clone().json();
+  } catch {
+    return; // the MCP layer answers malformed JSON itself
+  }
+  for (const item of Array.isArray(message) ? message : [message]) {
+    const m = item as { method?: unknown; params?: { name?: unknown } } | null;
+    if (m?.method !== "tools/call" || typeof m.params?.name !== "string" || !isPublicTool(m.params.name)) continue;
+    const needed = PUBLIC_TOOL_SCOPES[m.params.name];
+    if (!needed.every((scope) => granted.includes(scope))) throw insufficientScope(c.get("config"), needed, `The tool ${m.params.name}`);
   }
 }
 
-export const publicMcpRouter = createRouter();
-publicMcpRouter.use("/mcp", requireMcpAccessToken);
-publicMcpRouter.on(["GET", "POST", "DELETE"], "/mcp", serve);
+export function publicMcpRouter(app: InProcessApp) {
+  const router = createRouter();
+  const implementations = publicImplementations(app);
+  router.post("/mcp", async (c, next) => {
+    // Browsers only from an exact allowed origin (CORS_ALLOWED_ORIGINS; "*" allows none here).
+    return mcpRequestChecks(c.get("config").CORS_ALLOWED_ORIGINS.filter((o) => o !== "*"))(c, next);
+  }, requireMcpAccessToken, async (c) => {
+    const principal = c.get("principal");
+    if (principal.kind !== "oauth") throw new ApiError(401, "missing_access_token", "Send an OAuth access token.");
+    await refuseMissingScopes(c, principal.scopes);
+    const requestId = c.get("requestId");
+    const origin = c.req.header("origin");
+    const session: ToolSession = {
+      endpoint: "public",
+      db: c.get("db"),
+      scope: scopeOf(principal),
+      requestId,
+      oauth: { clientId: principal.clientId, grantId: principal.grantId, scopes: principal.scopes },
+      context: { requestId, route: (call) => callRoute(app, { principal }, call, { requestId, origin }) },
+    };
+    return serveMcpRequest(c.req.raw, () => buildToolServer(SERVER_INFO, toolsFor(principal.scopes) as never, implementations as never, session), requestId);
+  });
+  return router;
+}
