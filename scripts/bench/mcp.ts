@@ -10,9 +10,10 @@
 // (c) the API-key check's cost at p50; target under 1 ms. The gateway checks a key with
 //     core.enter_api_key_scope at the start of each transaction, pipelined with the request's own
 //     statements (no round trip of its own; a key not accepted in the last minute costs one extra
-//     lookup first). Measured as pgbench at one client: p50 of a pipelined transaction with the check
-//     minus p50 of the same transaction without it, plus the in-process part (SHA-256 of the key,
-//     its pattern and the accepted-key cache), timed in batches. A key not accepted in the last
+//     lookup first). Measured as pgbench at one client: the p50 of a whole pipelined transaction with
+//     the check (a bound: begin, check, select 1, commit), beside the same transaction without it,
+//     plus the in-process part (SHA-256 of the key, its pattern and the accepted-key cache), timed
+//     in batches. A key not accepted in the last
 //     minute costs one more round trip, reported apart (p50 of the check alone, at one client).
 // And, to say where an MCP request's time goes: tools/list served in process (no HTTP, no database),
 // and the two writes each tools/call adds (rate limit, audit) alone under pgbench on the one key.
@@ -233,14 +234,16 @@ export async function benchMcp(options: { seconds: number }) {
 
     const ratio = modernRow.requestsPerSecond / restRow.requestsPerSecond;
     const legacyRatio = legacyRow.requestsPerSecond / restRow.requestsPerSecond;
-    const checkMs = withCheck - withoutCheck + inProcessUs / 1000;
+    // The check's share of a transaction is tens of µs, the size of the noise between two runs: the
+    // figure is the bound (the whole pipelined transaction with the check), the difference beside it.
+    const checkMs = withCheck + inProcessUs / 1000;
     console.log(formatTable([restRow, modernRow, legacyRow, toolsRow]));
     console.log(`\nanswers that were not the expected page / tool list: REST ${restBad}, MCP 2026-07-28 ${modernBad}, MCP 2025-11-25 ${legacyBad}, tools/list ${toolsBad}`);
     console.log(`list_events: MCP ${(ratio * 100).toFixed(0)}% of REST's requests/s (target ≥ 50%), p99 ${modernRow.p99Ms.toFixed(1)} ms ` +
       `(REST p99 ${restRow.p99Ms.toFixed(1)} ms); 2025-11-25 without initialize ${(legacyRatio * 100).toFixed(0)}%, p99 ${legacyRow.p99Ms.toFixed(1)} ms`);
     console.log(`tools/list at 1 connection: p50 ${toolsRow.p50Ms.toFixed(2)} ms (target < 5 ms), p99 ${toolsRow.p99Ms.toFixed(2)} ms`);
-    console.log(`API-key check: p50 ${checkMs.toFixed(3)} ms (target < 1 ms) = pgbench p50 of a pipelined transaction ` +
-      `with core.enter_api_key_scope ${withCheck.toFixed(3)} ms − without ${withoutCheck.toFixed(3)} ms, ` +
+    console.log(`API-key check: p50 ≤ ${checkMs.toFixed(3)} ms (target < 1 ms): pgbench p50 of a whole pipelined transaction ` +
+      `with core.enter_api_key_scope ${withCheck.toFixed(3)} ms (without it ${withoutCheck.toFixed(3)} ms: a difference within noise), ` +
       `+ in process (pattern, SHA-256, accepted-key cache) ${inProcessUs.toFixed(2)} µs; a key not accepted in the last minute ` +
       `first costs one round trip of its own, p50 ${firstCheck.toFixed(3)} ms`);
     console.log(`where MCP's time goes: tools/list served in process (new server, ${Object.keys(backendTools).length} tools, schemas, answer) ` +
