@@ -50,7 +50,9 @@ const PAGE_HEADERS = {
   "Cache-Control": "no-store",
   "Content-Security-Policy": "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'",
   "X-Frame-Options": "DENY",
-  "Referrer-Policy": "no-referrer",
+  // Not no-referrer: with it, browsers send `Origin: null` on the forms' POSTs, which the Origin check
+  // refuses. same-origin still sends nothing to the client or any other site.
+  "Referrer-Policy": "same-origin",
 };
 
 function html(c: C, body: string, status: 200 | 400 | 403 | 429 | 503 = 200, headers: Record<string, string> = {}): Response {

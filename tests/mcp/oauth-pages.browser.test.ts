@@ -1,0 +1,116 @@
+// Issue 10: the sign-in, consent and grants pages in a real browser (Debian's Chromium driven by
+// playwright-core) at desktop (1280 px) and phone (375 px) widths: the forms work without any
+// script, nothing overflows the phone's width, and screenshots land in .local/screenshots.
+import { mkdirSync } from "node:fs";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { join } from "node:path";
+import { chromium, type Browser as Chromium, type Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { CHROMIUM_ARGS, CHROMIUM_PATH } from "../../scripts/lib/chromium.ts";
+import { REPO_ROOT } from "../../scripts/lib/local-postgres.ts";
+import { createTestContext, type TestContext } from "../setup/test-context.ts";
+import { type MailCatcher, pkce, startMailCatcher } from "./oauth-fixtures.ts";
+
+const SCREENSHOTS = join(REPO_ROOT, ".local", "screenshots");
+
+let ctx: TestContext;
+let mail: MailCatcher;
+let server: Server;
+let root: string;
+let browser: Chromium;
+
+/** The app over real HTTP (the pages need a browser to reach it). */
+async function serveApp(): Promise<void> {
+  server = createServer(async (req, res) => {
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    const headers = new Headers();
+    for (const [name, value] of Object.entries(req.headers)) if (typeof value === "string") headers.set(name, value);
+    const body = chunks.length && req.method !== "GET" && req.method !== "HEAD" ? Buffer.concat(chunks) : undefined;
+    const response = await ctx.app.fetch(new Request(`${root}${req.url}`, { method: req.method, headers, body }));
+    const out: Record<string, string | string[]> = {};
+    response.headers.forEach((value, name) => { if (name !== "set-cookie") out[name] = value; });
+    const cookies = response.headers.getSetCookie();
+    if (cookies.length) out["set-cookie"] = cookies;
+    res.writeHead(response.status, out).end(Buffer.from(await response.arrayBuffer()));
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  root = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+beforeAll(async () => {
+  mkdirSync(SCREENSHOTS, { recursive: true });
+  mail = await startMailCatcher();
+  await serveApp();
+  ctx = await createTestContext({ SMTP_URL: mail.url, MAIL_FROM: "Events <no-reply@example.test>", PUBLIC_API_ROOT: root });
+  browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS, timeout: 60_000 });
+});
+afterAll(async () => {
+  await browser?.close();
+  await ctx?.close();
+  await mail?.close();
+  await new Promise((r) => server?.close(r));
+});
+
+async function shoot(page: Page, name: string, width: number): Promise<void> {
+  await page.setViewportSize({ width, height: width < 500 ? 740 : 800 });
+  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+  expect(overflow, `${name} at ${width} px overflows by ${overflow} px`).toBeLessThanOrEqual(0);
+  await page.screenshot({ path: join(SCREENSHOTS, `mcp-oauth-${name}-${width}.png`), fullPage: true });
+}
+
+describe("sign-in, consent and grants pages in Chromium", () => {
+  it("walks a person from the e-mail form to the client's redirect, then lists and revokes the grant", async () => {
+    const registered = await (await ctx.app.fetch(new Request(`${root}/oauth/register`, {
+      method: "POST", headers: { "content-type": "application/json" },
+      body: JSON.stringify({ client_name: "Research Assistant", redirect_uris: ["http://127.0.0.1/callback"] }),
+    }))).json();
+    const { challenge } = pkce();
+    const authorize = new URL(`${root}/oauth/authorize`);
+    for (const [k, v] of Object.entries({ response_type: "code", client_id: registered.client_id, redirect_uri: "http://127.0.0.1:45678/callback",
+      code_challenge: challenge, code_challenge_method: "S256", state: "xyz", resource: `${root}/mcp` })) authorize.searchParams.set(k, v);
+
+    const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    const page = await context.newPage();
+    let callback: URL | undefined;
+    await page.route("http://127.0.0.1:45678/**", (route) => {
+      callback = new URL(route.request().url());
+      return route.fulfill({ status: 200, contentType: "text/plain", body: "back in the client" });
+    });
+    await page.goto(authorize.toString());
+    await page.waitForSelector("h1:text-is('Sign in')");
+    for (const width of [1280, 375]) await shoot(page, "sign-in", width);
+
+    await page.fill("#email", "reader@example.com");
+    await page.click("button[type=submit]");
+    await page.waitForSelector("h1:text-is('Check your e-mail')");
+    for (const width of [1280, 375]) await shoot(page, "code", width);
+    await page.fill("#code", await mail.codeFor("reader@example.com"));
+    await page.click("button[type=submit]");
+
+    await page.waitForSelector("h1:has-text('Allow Research Assistant')");
+    expect(await page.locator(".host").textContent()).toBe("127.0.0.1:45678");
+    expect(await page.locator("input[name=scope]:checked").evaluateAll((els) => els.map((e) => (e as HTMLInputElement).value)))
+      .toEqual(["events:read", "hubs:read", "venues:read", "checkout:read", "sponsorship:read"]);
+    for (const width of [1280, 375]) await shoot(page, "consent", width);
+    await page.uncheck("input[value='sponsorship:read']");
+    await page.check("input[value='events:write']");
+    await page.click("button[value=approve]");
+    await page.waitForURL(/127\.0\.0\.1:45678/);
+    expect(callback?.searchParams.get("state")).toBe("xyz");
+    expect(callback?.searchParams.get("iss")).toBe(root);
+    expect(callback?.searchParams.get("code")).toMatch(/^mca_/);
+    const [grant] = await ctx.owner`select scopes from mcp_oauth.grants`;
+    expect(grant!.scopes).toEqual(["events:read", "hubs:read", "venues:read", "checkout:read", "events:write"]);
+
+    await page.goto(`${root}/oauth/grants`);
+    expect(await page.locator("ul.grants li").count()).toBe(1);
+    expect(await page.locator("ul.grants").textContent()).toContain("Research Assistant");
+    for (const width of [1280, 375]) await shoot(page, "grants", width);
+    await page.click("ul.grants button");
+    await page.waitForSelector("text=No assistant has access to your account.");
+    await shoot(page, "grants-empty", 375);
+    await context.close();
+  });
+});
