@@ -58,6 +58,8 @@ export const RESOURCE = `${ROOT}/mcp`;
 
 export interface OAuthTestContext extends TestContext {
   mail: MailCatcher;
+  /** The API root the app is reached at (ROOT in process; the gateway's URL end to end). */
+  root?: string;
   /** In-process fetch of the app (absolute URLs under ROOT). */
   fetch: (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
 }
@@ -83,13 +85,16 @@ export async function createOAuthTestContext(env: Record<string, string> = {}): 
 /** A browser's view: cookies kept between requests, forms read from the pages. */
 export class Browser {
   cookies = new Map<string, string>();
-  constructor(private readonly ctx: OAuthTestContext, private readonly origin: string | null = ROOT) {}
+  private readonly origin: string | null;
+  constructor(private readonly ctx: OAuthTestContext, origin?: string | null) {
+    this.origin = origin === undefined ? (ctx.root ?? ROOT) : origin;
+  }
 
   async request(url: string, init: RequestInit = {}): Promise<Response> {
     const headers = new Headers(init.headers);
     if (this.cookies.size) headers.set("cookie", [...this.cookies].map(([k, v]) => `${k}=${v}`).join("; "));
     if (init.method === "POST" && this.origin) headers.set("origin", this.origin);
-    const response = await this.ctx.fetch(new URL(url, ROOT).toString(), { ...init, headers, redirect: "manual" });
+    const response = await this.ctx.fetch(new URL(url, this.ctx.root ?? ROOT).toString(), { ...init, headers, redirect: "manual" });
     for (const cookie of response.headers.getSetCookie()) {
       const [pair] = cookie.split(";");
       const [name, value] = pair!.split("=");

@@ -56,7 +56,8 @@ export function publicMcpRouter(app: InProcessApp) {
       db: c.get("db"),
       scope: scopeOf(principal),
       requestId,
-      oauth: { clientId: principal.clientId, grantId: principal.grantId, scopes: principal.scopes },
+      // mcp.tool_calls keeps client ids up to 200 characters; a metadata-document URL may be longer.
+      oauth: { clientId: principal.clientId.slice(0, 200), grantId: principal.grantId, scopes: principal.scopes },
       context: { requestId, route: (call) => callRoute(app, { principal }, call, { requestId, origin }) },
     };
     return serveMcpRequest(c.req.raw, () => buildToolServer(SERVER_INFO, toolsFor(principal.scopes) as never, implementations as never, session), requestId);
