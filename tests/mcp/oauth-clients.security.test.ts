@@ -2,11 +2,10 @@
 // registration switched off, a person who denies, two redemptions of one code racing (the row lock
 // decides), and production refusing to start without what it needs.
 import { createHash } from "node:crypto";
-import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../../supabase/functions/_shared/config.ts";
 import {
-  authorizeInBrowser, authorizeUrl, Browser, createOAuthTestContext, hiddenFields, type OAuthTestContext, pkce, ROOT, tokenRequest,
+  authorizeInBrowser, authorizeUrl, Browser, createOAuthTestContext, hiddenFields, type OAuthTestContext, pkce, raceOnRowLock, ROOT, tokenRequest,
 } from "./oauth-fixtures.ts";
 
 let ctx: OAuthTestContext;
@@ -59,25 +58,12 @@ describe("clients and configuration", () => {
     const callback = await authorizeInBrowser(ctx, new Browser(ctx), authorizeUrl({ clientId: "desktop-app", redirectUri, challenge }), "race-code@example.com", ["events:read"]);
     const code = sha256(callback.searchParams.get("code")!);
     const s256 = createHash("sha256").update(verifier).digest("base64url");
-    const sessions = postgres(ctx.url, { max: 2, onnotice: () => {} });
-    const first = await sessions.reserve();
-    const second = await sessions.reserve();
-    try {
-      await first`begin`;
-      const [won] = await first`select * from mcp_oauth.redeem_authorization_code(${code}, 'desktop-app', ${redirectUri}, ${s256}, null, ${sha256("r1")}, 3600)`;
-      expect(won!.error).toBeNull();
-      const waiting = second`select * from mcp_oauth.redeem_authorization_code(${code}, 'desktop-app', ${redirectUri}, ${s256}, null, ${sha256("r2")}, 3600)`.execute();
-      await new Promise((r) => setTimeout(r, 300));
-      await first`commit`;
-      const [lost] = await waiting;
-      expect(lost!.error).toBe("invalid_grant");
-      const [grant] = await ctx.owner`select g.revoked_reason from mcp_oauth.grants g join core.users u on u.id = g.user_id where u.email = 'race-code@example.com'`;
-      expect(grant!.revoked_reason).toBe("authorization_code_reuse");
-    } finally {
-      first.release();
-      second.release();
-      await sessions.end();
-    }
+    const [won, lost] = await raceOnRowLock<{ error: string | null }>(ctx.url, (sql, n) =>
+      sql`select * from mcp_oauth.redeem_authorization_code(${code}, 'desktop-app', ${redirectUri}, ${s256}, null, ${sha256(`r${n}`)}, 3600)`);
+    expect(won.error).toBeNull();
+    expect(lost.error).toBe("invalid_grant");
+    const [grant] = await ctx.owner`select g.revoked_reason from mcp_oauth.grants g join core.users u on u.id = g.user_id where u.email = 'race-code@example.com'`;
+    expect(grant!.revoked_reason).toBe("authorization_code_reuse");
   });
 
   it("production refuses to start without SMTP_URL, MAIL_FROM and MCP_TOKEN_SECRET", () => {

@@ -4,6 +4,7 @@
 import { createHash, randomBytes } from "node:crypto";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import postgres from "postgres";
 import { SMTPServer } from "smtp-server";
 import { createTestContext, type TestContext } from "../setup/test-context.ts";
 
@@ -230,4 +231,31 @@ export function mcpRequest(ctx: OAuthTestContext, headers: Record<string, string
     headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...headers },
     body: JSON.stringify(message),
   });
+}
+
+/**
+ * Two sessions race for one row: the first calls `call(sql, 1)` in an open transaction, the second
+ * calls `call(sql, 2)` meanwhile (it must wait for the first's row lock), then the first commits.
+ * Returns the first row of each answer: [winner, the one that waited].
+ */
+export async function raceOnRowLock<T extends Record<string, unknown>>(
+  url: string,
+  call: (sql: postgres.ReservedSql, n: 1 | 2) => postgres.PendingQuery<T[]>,
+): Promise<[T, T]> {
+  const sessions = postgres(url, { max: 2, onnotice: () => {} });
+  const first = await sessions.reserve();
+  const second = await sessions.reserve();
+  try {
+    await first`begin`;
+    const [won] = await call(first, 1);
+    const waiting = call(second, 2).execute();
+    await new Promise((r) => setTimeout(r, 300));
+    await first`commit`;
+    const [lost] = await waiting;
+    return [won!, lost!];
+  } finally {
+    first.release();
+    second.release();
+    await sessions.end();
+  }
 }

@@ -1,12 +1,11 @@
 // Issue 10: what the public MCP endpoint and its authorization server refuse. Each test names the
 // rule it depends on.
 import { SignJWT, UnsecuredJWT } from "jose";
-import postgres from "postgres";
 import { createHmac } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { expectErrorBody } from "../setup/test-context.ts";
 import {
-  authorizeUrl, Browser, createOAuthTestContext, hiddenFields, issueTokens, mcpRequest, type OAuthTestContext, pkce, RESOURCE, ROOT,
+  authorizeUrl, Browser, createOAuthTestContext, hiddenFields, issueTokens, mcpRequest, type OAuthTestContext, pkce, raceOnRowLock, RESOURCE, ROOT,
   startDocumentServer, tokenRequest,
 } from "./oauth-fixtures.ts";
 
@@ -203,26 +202,12 @@ describe("token endpoint", () => {
     const tokens = await issueTokens(ctx, "lock@example.com", ["events:read"]);
     const { createHash } = await import("node:crypto");
     const hash = (t: string) => createHash("sha256").update(t).digest();
-    const sessions = postgres(ctx.url, { max: 2, onnotice: () => {} });
-    const first = await sessions.reserve();
-    const second = await sessions.reserve();
-    try {
-      await first`begin`;
-      const [won] = await first`select * from mcp_oauth.rotate_refresh_token(${hash(tokens.refresh_token)}, ${tokens.clientId}, null, null, ${hash("a")}, 3600)`;
-      expect(won!.error).toBeNull();
-      // The second use starts while the first is uncommitted; it must wait for it, then see the rotation.
-      const waiting = second`select * from mcp_oauth.rotate_refresh_token(${hash(tokens.refresh_token)}, ${tokens.clientId}, null, null, ${hash("b")}, 3600)`.execute();
-      await new Promise((r) => setTimeout(r, 300));
-      await first`commit`;
-      const [lost] = await waiting;
-      expect(lost!.error).toBe("invalid_grant");
-      const [grant] = await ctx.owner`select g.revoked_reason from mcp_oauth.grants g join core.users u on u.id = g.user_id where u.email = 'lock@example.com'`;
-      expect(grant!.revoked_reason).toBe("refresh_token_reuse");
-    } finally {
-      first.release();
-      second.release();
-      await sessions.end();
-    }
+    const [won, lost] = await raceOnRowLock<{ error: string | null }>(ctx.url, (sql, n) =>
+      sql`select * from mcp_oauth.rotate_refresh_token(${hash(tokens.refresh_token)}, ${tokens.clientId}, null, null, ${hash(`new-${n}`)}, 3600)`);
+    expect(won.error).toBeNull();
+    expect(lost.error).toBe("invalid_grant");
+    const [grant] = await ctx.owner`select g.revoked_reason from mcp_oauth.grants g join core.users u on u.id = g.user_id where u.email = 'lock@example.com'`;
+    expect(grant!.revoked_reason).toBe("refresh_token_reuse");
   });
 
   it("pins the resource: another one is invalid_target at authorize, token and refresh", async () => {
