@@ -1,6 +1,6 @@
 // A loopback proxy that adds a credential: the MCP conformance suite sends no auth header, so it
 // talks to this proxy, which forwards every request to the real gateway with the credential's
-// headers set (x-api-key for /mcp/backend; a Bearer token for /mcp once that endpoint exists).
+// headers set (x-api-key for /mcp/backend; `Authorization: Bearer` with an OAuth access token for /mcp).
 // Everything else passes through as sent, Host and Origin included, so the suite's DNS-rebinding
 // scenario reaches the endpoint's own checks; bodies stream both ways (SSE answers included).
 import { createServer, request, type IncomingHttpHeaders } from "node:http";

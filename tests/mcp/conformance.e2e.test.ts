@@ -2,17 +2,19 @@
 // endpoints on the real Deno gateway. The suite needs Node 22; the `node22` devDependency (the `node`
 // npm package under an alias) provides that binary, called by path, so this run leaves the machine's
 // Node alone. The suite sends no auth header: a loopback proxy (conformance-proxy.ts) adds the
-// endpoint's credential. Each server scenario is classified: run and must pass, run and must fail
-// for a documented reason (the endpoint's baseline file), or not run because it needs the suite's
-// own fixture tools (test_*), which a production endpoint does not have.
+// endpoint's credential: a test user's x-api-key for /mcp/backend, for the public /mcp a Bearer access
+// token the OAuth flow issued (dynamic registration, PKCE, the e-mail code from a local SMTP server,
+// consent with the default read scopes, the token exchange; oauth-driver.ts). Each server scenario is
+// classified: run and must pass, run and must fail for a documented reason (the endpoint's baseline
+// file), or not run because it needs the suite's own fixture tools (test_*), which a production
+// endpoint does not have.
 import { spawn } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startGatewayProcess, type GatewayProcess } from "../../scripts/lib/gateway-process.ts";
 import { REPO_ROOT } from "../../scripts/lib/local-postgres.ts";
-import { createTestContext, type TestContext } from "../setup/test-context.ts";
 import { startCredentialProxy, type CredentialProxy } from "./conformance-proxy.ts";
+import { DEFAULT_SCOPE_TOOLS, DEFAULT_SCOPES, type OAuthGateway, startOAuthGateway, tokensOverHttp } from "./oauth-driver.ts";
 
 const NODE22 = join(REPO_ROOT, "node_modules", "node22", "bin", "node");
 const CONFORMANCE = join(REPO_ROOT, "node_modules", "@modelcontextprotocol", "conformance", "dist", "index.js");
@@ -36,22 +38,43 @@ const NEEDS_FIXTURE_TOOLS: Record<string, string> = {
   "server-sse-polling": "calls test_reconnection",
 };
 
-/** One MCP endpoint under test: adding the public /mcp (OAuth) is one more entry. */
+/** One MCP endpoint under test. */
 interface Endpoint {
   name: string;
   path: string;
   /** The suite's expected failures for this endpoint (CLI format, a reason comment on each line). */
   baseline: string;
-  /** The headers the proxy adds: the endpoint's credential for a user of the test database. */
-  credential(t: TestContext): Promise<Record<string, string>>;
+  /** The headers the proxy adds: the endpoint's credential for a user of the gateway's database. */
+  credential(gateway: OAuthGateway): Promise<Record<string, string>>;
+  /** How a baseline scenario may fail on this endpoint besides an unserved method (JSON-RPC -32601). */
+  deliberate(check: Check): boolean;
+  /** The tools the suite's tools-list must see with this credential, when the credential limits them. */
+  tools?: string[];
 }
+
+/** The suite's localhost Origin gets the 403 origin_not_allowed of an Origin the endpoint does not accept. */
+const originRefused = (check: Check) =>
+  check.id === "localhost-host-valid-accepted" && check.details?.statusCode === 403 && check.details.body?.code === "origin_not_allowed";
 
 const ENDPOINTS: Endpoint[] = [
   {
     name: "backend",
     path: "/mcp/backend",
     baseline: join(REPO_ROOT, "tests", "mcp", "conformance-baseline.yml"),
-    credential: async (t) => ({ "x-api-key": (await t.userWithKey()).key }),
+    credential: async (gateway) => ({ "x-api-key": (await gateway.userWithKey()).key }),
+    deliberate: originRefused, // every Origin is refused, localhost too
+  },
+  {
+    name: "public",
+    path: "/mcp",
+    baseline: join(REPO_ROOT, "tests", "mcp", "conformance-baseline-public.yml"),
+    credential: async (gateway) => {
+      const tokens = await tokensOverHttp(gateway, "conformance@example.com");
+      expect(tokens.scope.split(" ").sort()).toEqual(DEFAULT_SCOPES);
+      return { authorization: `Bearer ${tokens.access_token}` };
+    },
+    deliberate: originRefused, // only the exact origins of CORS_ALLOWED_ORIGINS; the default lists none
+    tools: DEFAULT_SCOPE_TOOLS, // the read scopes' tools, none that needs more
   },
 ];
 
@@ -89,18 +112,18 @@ interface Check {
   id: string;
   status: "SUCCESS" | "FAILURE" | "WARNING" | "INFO" | "SKIPPED";
   errorMessage?: string;
-  details?: { statusCode?: number; body?: { code?: string } };
+  details?: { statusCode?: number; body?: { code?: string }; tools?: string[] };
 }
 
 /**
  * How a baseline scenario may fail, and no other way (a crash or a 500 inside an expected failure
  * is still a failure): the method is not served (JSON-RPC -32601), the suite's warning that no
- * session was given, or the 403 origin_not_allowed every Origin gets.
+ * session was given, or the endpoint's own deliberate refusals.
  */
-function deliberateFailure(check: Check): boolean {
+function deliberateFailure(endpoint: Endpoint, check: Check): boolean {
   return /MCP error -32601: Method not found/.test(check.errorMessage ?? "") ||
     (check.id === "server-sse-multiple-streams-session" && check.status === "WARNING") ||
-    (check.id === "localhost-host-valid-accepted" && check.details?.statusCode === 403 && check.details.body?.code === "origin_not_allowed");
+    endpoint.deliberate(check);
 }
 
 /** The server scenarios of the installed suite, from `conformance list --server`. */
@@ -118,8 +141,7 @@ it("the node22 package does not shadow the machine's node in node_modules/.bin",
 
 for (const endpoint of ENDPOINTS) {
   describe(`MCP conformance suite against ${endpoint.path}`, () => {
-    let t: TestContext;
-    let gateway: GatewayProcess;
+    let gateway: OAuthGateway;
     let proxy: CredentialProxy;
     let scenarios: string[];
     const baseline = readBaseline(endpoint.baseline);
@@ -128,15 +150,13 @@ for (const endpoint of ENDPOINTS) {
     beforeAll(async () => {
       rmSync(results, { recursive: true, force: true });
       mkdirSync(results, { recursive: true });
-      t = await createTestContext();
-      gateway = await startGatewayProcess({ DATABASE_URL: t.url, WEBHOOK_DISPATCH: "false", CHECKOUT_RECONCILE_SECONDS: "0", RELAYER_LOOP_SECONDS: "0" });
-      proxy = await startCredentialProxy(gateway.url, await endpoint.credential(t));
+      gateway = await startOAuthGateway();
+      proxy = await startCredentialProxy(gateway.root, await endpoint.credential(gateway));
       scenarios = await listServerScenarios();
     });
     afterAll(async () => {
       await proxy?.close();
-      await gateway?.stop("SIGKILL");
-      await t?.close();
+      await gateway?.close();
     });
 
     it("classifies every server scenario of the installed suite, each expected failure with a reason", () => {
@@ -173,9 +193,12 @@ for (const endpoint of ENDPOINTS) {
         expect(checks.length, `${scenario} wrote no checks:\n${output}`).toBeGreaterThan(0);
         if (baseline.has(scenario)) {
           expect(failing.length, `${scenario} passes: remove it from ${endpoint.baseline}`).toBeGreaterThan(0);
-          expect(failing.filter((check) => !deliberateFailure(check)), `${scenario} fails otherwise than by design`).toEqual([]);
+          expect(failing.filter((check) => !deliberateFailure(endpoint, check)), `${scenario} fails otherwise than by design`).toEqual([]);
         } else {
           expect(failing, `${scenario} fails:\n${output}`).toEqual([]);
+        }
+        if (scenario === "tools-list" && endpoint.tools) {
+          expect(checks[0]?.details?.tools?.slice().sort(), "the tools the credential allows").toEqual(endpoint.tools);
         }
         // The CLI's own verdict with the baseline: 0 when a listed scenario fails and an unlisted one passes.
         expect(code, `${scenario}: conformance exited ${code}\n${output}`).toBe(0);
