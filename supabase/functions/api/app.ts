@@ -16,6 +16,7 @@ import { versioningRouter } from "./versioning/handlers.ts";
 import { oauthRouter } from "./oauth/handlers.ts";
 import { publicMcpRouter } from "./mcp/public/handlers.ts";
 import { meGrantsRouter } from "./me-grants/handlers.ts";
+import { confirmationsRouter } from "./confirmations/handlers.ts";
 
 /** REST v3, auth/session, docs and operations routes. Runs under Deno and, in tests, under Node. */
 export function createApiApp(services: AppServices) {
@@ -33,6 +34,7 @@ export function createApiApp(services: AppServices) {
   app.route("/", relaysRouter);
   app.route("/", oauthRouter);
   app.route("/", publicMcpRouter(app));
+  app.route("/", confirmationsRouter(app)); // /confirm/{id} pages and the public MCP tools' /mcp/confirmations
   app.route("/", meGrantsRouter);
   registerMcp(app); // /mcp/backend and GET /api/v3/me/mcp-audit
   if (services.config.ENABLE_BENCH_ROUTES) {
