@@ -28,10 +28,11 @@ export function freePort(): Promise<number> {
  */
 export async function startGatewayProcess(env: Record<string, string>, timeoutMs = 30_000): Promise<GatewayProcess> {
   if (env.DATABASE_URL && !env.GATEWAY_DATABASE_URL) env = { ...env, GATEWAY_DATABASE_URL: gatewayUrl(env.DATABASE_URL) };
-  const port = await freePort();
+  // A PORT in `env` wins (the caller needs to know the URL before the start, e.g. for PUBLIC_API_ROOT).
+  const port = env.PORT ? Number(env.PORT) : await freePort();
   const child = spawn(join(REPO_ROOT, "node_modules", ".bin", "deno"), ["run", "-A", "scripts/start.ts"], {
     cwd: REPO_ROOT,
-    env: { ...process.env, PORT: String(port), ...env },
+    env: { ...process.env, ...env, PORT: String(port) },
     stdio: ["ignore", "pipe", "pipe"],
   });
   let output = "";
