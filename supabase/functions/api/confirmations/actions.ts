@@ -3,6 +3,7 @@
 // signs to approve them. No I/O here.
 import { createHash } from "node:crypto";
 import { z } from "zod";
+import { formatEther } from "viem";
 import { createSiweMessage } from "viem/siwe";
 import { keyedHash } from "../../_shared/auth/mcp-oauth.ts";
 import type { Config } from "../../_shared/config.ts";
@@ -95,18 +96,22 @@ export function settingsMessage(config: Config, o: { id: string; walletAddress: 
 
 const SETTINGS_LABELS: Record<string, string> = {
   enabledOperations: "Operations paid for",
-  maxCostPerTxWei: "Max cost per transaction (wei)",
-  actorDailyAmountWei: "Per actor and day (wei)",
+  maxCostPerTxWei: "Max cost per transaction",
+  actorDailyAmountWei: "Amount per actor and day",
   actorDailyCount: "Transactions per actor and day",
-  sponsorDailyAmountWei: "Whole sponsor per day (wei)",
+  sponsorDailyAmountWei: "Whole sponsor per day",
   allowedTargets: "Allowed contracts",
   allowedSelectors: "Allowed functions",
   activeFrom: "Active from",
   activeUntil: "Active until",
 };
 
-const shown = (value: unknown, empty: string) =>
-  value === null || value === undefined ? "no limit" : Array.isArray(value) ? (value.length ? value.join(", ") : empty) : String(value);
+function shown(field: string, value: unknown): string {
+  if (Array.isArray(value)) return value.length ? value.join(", ") : field === "enabledOperations" ? "none" : "any";
+  if (value === null || value === undefined) return field.startsWith("active") ? "not set" : "no limit";
+  if (field.endsWith("Wei")) return `${value} wei (${formatEther(BigInt(value as string))} ETH)`;
+  return String(value);
+}
 
 export interface DisplayRow {
   label: string;
@@ -129,9 +134,8 @@ export function displayRows(kind: ConfirmationKind, action: Record<string, unkno
     { label: "Chain", after: String(action.chainId) },
   ];
   for (const [field, label] of Object.entries(SETTINGS_LABELS)) {
-    const empty = field === "enabledOperations" ? "none" : "any";
-    const after = shown(action[field], empty);
-    const before = current ? shown(current[field], empty) : undefined;
+    const after = shown(field, action[field]);
+    const before = current ? shown(field, current[field]) : undefined;
     rows.push({ label, after, before, changed: before !== undefined && before !== after });
   }
   return rows;

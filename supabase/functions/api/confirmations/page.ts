@@ -11,12 +11,12 @@ const STYLE = `
 main{max-width:36rem;margin:2.5rem auto;padding:1.5rem;background:#fff;border-radius:12px;box-shadow:0 1px 3px #0002}
 @media(max-width:38rem){main{margin:0;min-height:100vh;border-radius:0;box-shadow:none;padding:1.25rem}}
 h1{font-size:1.35rem;margin:0 0 1rem}p{margin:.5rem 0 1rem}
-button,a.button{font:inherit;padding:.7rem 1.1rem;border-radius:8px;border:1px solid #245;cursor:pointer;background:#245ea8;color:#fff;text-decoration:none;text-align:center}
+button,a.button{display:flex;align-items:center;justify-content:center;font:inherit;padding:.7rem 1.1rem;border-radius:8px;border:1px solid #245;cursor:pointer;background:#245ea8;color:#fff;text-decoration:none;text-align:center}
 button.secondary,a.button.secondary{background:#fff;color:#245ea8}button:disabled{opacity:.5;cursor:default}
 .actions{display:flex;gap:.75rem;flex-wrap:wrap;margin-top:1.25rem}.actions>*{flex:1 1 8rem}
 .error{background:#fde8e8;color:#8a1c1c;padding:.6rem .8rem;border-radius:8px}.ok{background:#e6f4ea;color:#1e5b2c;padding:.6rem .8rem;border-radius:8px}
-table{width:100%;border-collapse:collapse;margin:.5rem 0 1rem;table-layout:fixed}th,td{text-align:left;vertical-align:top;padding:.45rem .3rem;border-top:1px solid #eee;overflow-wrap:anywhere}
-th{width:38%;font-weight:600;font-size:.9rem}td.before{color:#777;text-decoration:line-through}tr.changed td.after{font-weight:600;color:#7a4b00}
+table{width:100%;border-collapse:collapse;margin:.5rem 0 1rem;table-layout:fixed}th,td{text-align:left;vertical-align:top;padding:.45rem .3rem;border-top:1px solid #eee}
+td{overflow-wrap:anywhere}th{width:36%;font-weight:600;font-size:.9rem;overflow-wrap:break-word}p{overflow-wrap:anywhere}td.before{color:#777;text-decoration:line-through}tr.changed td.after{font-weight:600;color:#7a4b00}
 .muted{color:#666;font-size:.9rem}code{font-family:ui-monospace,monospace;font-size:.85rem;overflow-wrap:anywhere}[hidden]{display:none!important}`;
 
 const SCRIPT = `(() => {
@@ -49,6 +49,7 @@ const SCRIPT = `(() => {
     $("#hash").textContent = v.actionHash;
     const diff = v.rows.some((r) => r.before !== undefined);
     $("#head-before").hidden = !diff;
+    $("#head-after").textContent = diff ? "After" : "Details";
     const body = $("#rows"); body.textContent = "";
     for (const r of v.rows) {
       const tr = document.createElement("tr"); if (r.changed) tr.className = "changed";
@@ -115,7 +116,7 @@ const BODY = `<section id="loading"><h1>Confirm a request</h1><p class="muted">L
 <button id="signed-in" type="button" class="secondary">I have signed in</button></div></section>
 <section id="action" hidden><h1 id="title"></h1>
 <p><strong id="client"></strong> asks you to approve this for <strong id="email"></strong>. Nothing happens unless you approve.</p>
-<table><thead><tr><th>What</th><th id="head-before">Now</th><th>After</th></tr></thead><tbody id="rows"></tbody></table>
+<table><thead><tr><th>What</th><th id="head-before">Now</th><th id="head-after">After</th></tr></thead><tbody id="rows"></tbody></table>
 <p class="muted">Action hash <code id="hash"></code><br>Link expires <span id="expires"></span></p>
 <p id="signer"></p><p id="action-error" role="alert" hidden></p>
 <div class="actions"><button id="refuse" type="button" class="secondary">Refuse</button><button id="approve" type="button">Approve with wallet</button></div></section>
