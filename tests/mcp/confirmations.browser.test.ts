@@ -91,6 +91,10 @@ async function walletPage(context: BrowserContext, account: HDAccount, width = 1
   await page.exposeFunction("anvilWallet", async (method: string, params: unknown[]) => {
     if (method === "eth_requestAccounts" || method === "eth_accounts") return [account.address];
     if (method === "personal_sign") return account.signMessage({ message: { raw: params[0] as `0x${string}` } });
+    if (method === "eth_sendTransaction") {
+      const [tx] = params as [{ to: `0x${string}`; value: `0x${string}` }];
+      return chain.wallet(account).sendTransaction({ to: tx.to, value: BigInt(tx.value) });
+    }
     return chain.publicClient.request({ method, params } as never);
   });
   await page.addInitScript(() => {
@@ -144,7 +148,7 @@ beforeAll(async () => {
   await serveApp();
   ctx = await createTestContext({
     SMTP_URL: mail.url, MAIL_FROM: "Events <no-reply@example.test>", PUBLIC_API_ROOT: root, SIWE_DOMAINS: new URL(root).host,
-    EVM_CHAINS: JSON.stringify([{ chainId: chain.anvil.chainId, rpcUrl: chain.anvil.rpcUrl, confirmations: 1 }]),
+    EVM_CHAINS: JSON.stringify([{ chainId: chain.anvil.chainId, rpcUrl: chain.anvil.rpcUrl, confirmations: 1, sponsorshipVault: chain.anvil.accounts[9]!.address }]),
   });
   browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS, timeout: 60_000 });
   ada = await assistantOf("ada@example.com");
@@ -220,6 +224,31 @@ describe("confirmation links in Chromium with an anvil wallet", () => {
       .structuredContent;
     expect(settings).toMatchObject({ enabledOperations: ["check_in", "nft_mint"], maxCostPerTxWei: "5000000000000000", actorDailyCount: 3 });
     expect(await status(ada, link.confirmationId)).toMatchObject({ status: "approved", outcome: { result: { actorDailyCount: 3 } } });
+    await page.close();
+  });
+
+  it("sponsored deposit: approving sends exactly the amount from the sponsor to the vault, recorded as a deposit", async () => {
+    const vault = chain.anvil.accounts[9]!.address;
+    const vaultBefore = await chain.publicClient.getBalance({ address: vault });
+    const link = await ask(ada, "request_sponsored_deposit", { walletAddress: sponsor.address, chainId: chain.anvil.chainId, amountWei: "1500000000000000000" });
+    expect(link.action).toEqual({ walletAddress: sponsor.address, chainId: chain.anvil.chainId, amountWei: "1500000000000000000", vaultAddress: vault });
+    expect(await chain.publicClient.getBalance({ address: vault }), "nothing moved yet").toBe(vaultBefore);
+    const { page, errors } = await walletPage(adaPage, sponsor);
+    await page.goto(link.url);
+    await page.getByRole("heading", { name: "Deposit into a sponsor wallet's balance" }).waitFor();
+    const rows = await page.locator("#rows").innerText();
+    expect(rows).toContain(vault);
+    expect(rows).toContain("1500000000000000000 wei (1.5 ETH)");
+    await shoot(page, "deposit");
+    await page.getByRole("button", { name: "Approve with wallet" }).click();
+    await page.getByText("Approved: done.").waitFor();
+    expect(errors).toEqual([]);
+    expect(await chain.publicClient.getBalance({ address: vault })).toBe(vaultBefore + 1_500_000_000_000_000_000n);
+    const polled = await status(ada, link.confirmationId);
+    expect(polled).toMatchObject({ status: "approved", outcome: { result: { amountWei: "1500000000000000000", fromAddress: sponsor.address } } });
+    const balance = (await ada.callTool({ name: "get_sponsorship_balance", arguments: { walletAddress: sponsor.address, chainId: chain.anvil.chainId } }))
+      .structuredContent;
+    expect(balance).toMatchObject({ depositedWei: "1500000000000000000" });
     await page.close();
   });
 

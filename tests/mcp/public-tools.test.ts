@@ -24,7 +24,7 @@ const EXPECTED_SCOPES: Record<string, string[]> = {
   get_sponsorship_balance: ["sponsorship:read"], list_sponsorship_usage: ["sponsorship:read"],
   list_sponsorship_deposits: ["sponsorship:read"], get_sponsorship_settings: ["sponsorship:read"],
   list_my_wallets: ["wallet:link"], request_wallet_link: ["wallet:link"],
-  request_sponsorship_settings_change: ["sponsorship:write"],
+  request_sponsorship_settings_change: ["sponsorship:write"], request_sponsored_deposit: ["sponsorship:write"],
   get_confirmation_status: [],
 };
 const SPONSOR = privateKeyToAccount(generatePrivateKey()).address;
@@ -195,6 +195,9 @@ describe("request tools create confirmation links and change nothing", () => {
       .toMatchObject({ isError: true, structuredContent: { code: "sponsor_not_found" } });
     expect(await call(client, "request_sponsorship_settings_change", { walletAddress: SPONSOR, chainId: 31337, enabledOperations: ["flying"] }))
       .toMatchObject({ isError: true, structuredContent: { code: "validation_failed" } });
+    // A deposit needs the chain's sponsorship vault (none is configured here): REST's own refusal.
+    expect(await call(client, "request_sponsored_deposit", { walletAddress: SPONSOR, chainId: 31337, amountWei: "1000" }))
+      .toMatchObject({ isError: true, structuredContent: { code: "sponsorship_vault_not_configured" } });
     await Promise.all([client.close(), bob.close()]);
   });
 

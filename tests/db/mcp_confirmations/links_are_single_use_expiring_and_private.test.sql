@@ -4,7 +4,7 @@
 -- (and polled only by the client that made it). The table is deny-by-default: RLS on, no policy, no
 -- privilege; only the functions act, and only authenticated may call them.
 begin;
-select plan(25);
+select plan(29);
 
 select tests.create_user('rita@example.com') as rita \gset
 select tests.create_user('sam@example.com') as sam \gset
@@ -73,6 +73,25 @@ select pg_temp.as_person(:'rita', 'client-a');
 select is((select status from mcp_confirmations.confirmation_status(:'link3')), 'expired', 'past its expiry a pending link reads expired');
 select throws_ok(format($$select * from mcp_confirmations.begin_approval(%L, sha256('token-3'))$$, :'link3'), 'PT409',
   'this confirmation link is expired', 'an expired link cannot be approved');
+
+-- A revoked grant: its pending links can no longer be approved.
+select id as link4 from mcp_confirmations.create_confirmation('client-a', :'grant_id', 'wallet_link', '{"chainId": 4}', sha256('action4'),
+  sha256('binding'), sha256('token-4'), now() + interval '15 minutes') \gset
+select ok(mcp_oauth.revoke_my_grant(:'grant_id'), 'Rita revokes the assistant');
+select throws_ok(format($$select * from mcp_confirmations.begin_approval(%L, sha256('token-4'))$$, :'link4'), 'PT409',
+  'the assistant''s access has been revoked', 'a link of a revoked grant cannot be approved');
+select throws_ok(format($$select * from mcp_confirmations.create_confirmation('client-a', %L, 'wallet_link', '{}', sha256('a'), sha256('b'),
+  sha256('token-y'), now() + interval '1 minute')$$, :'grant_id'), 'PT401', 'the grant is not live', 'nor can it make new links');
+
+-- At most 20 open links per person (the revoked grant's pending one counts until it expires, plus 19 here).
+select tests.clear_authentication();
+select mcp_oauth.approve(sha256('session'), 'client-c', 'Client C', 'http://127.0.0.1:1234/cb', '{wallet:link}',
+  'http://api.test/mcp', sha256('code-3'), repeat('a', 43), 60) as grant_c \gset
+select pg_temp.as_person(:'rita', 'client-c');
+select count(*) from generate_series(1, 19) n, lateral mcp_confirmations.create_confirmation('client-c', :'grant_c', 'wallet_link',
+  jsonb_build_object('chainId', n), sha256(n::text::bytea), sha256('binding'), sha256(('cap-' || n)::bytea), now() + interval '15 minutes');
+select throws_ok(format($$select * from mcp_confirmations.create_confirmation('client-c', %L, 'wallet_link', '{}', sha256('a'), sha256('b'),
+  sha256('token-21'), now() + interval '1 minute')$$, :'grant_c'), 'PT429', 'too many open confirmation links', 'the 21st open link is refused');
 
 -- Deny by default.
 select throws_ok($$select * from mcp_confirmations.confirmations$$, '42501', null, 'authenticated cannot read the table');

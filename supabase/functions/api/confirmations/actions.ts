@@ -7,7 +7,7 @@ import { formatEther } from "viem";
 import { createSiweMessage } from "viem/siwe";
 import { keyedHash } from "../../_shared/auth/mcp-oauth.ts";
 import type { Config } from "../../_shared/config.ts";
-import { EvmAddress } from "../collections/routes.ts";
+import { EvmAddress, TokenAmount } from "../collections/routes.ts";
 import { SaveSettingsSchema } from "../sponsorship/routes.ts";
 
 /** How long a link lives. */
@@ -19,9 +19,16 @@ export const WalletLinkAction = z.object({
   connector: z.string().min(1).max(64).default("injected").describe("The wallet software's name, stored with the link"),
 }).strict();
 
+export const DepositAction = z.object({
+  walletAddress: EvmAddress.describe("The sponsor wallet that sends the deposit: one of your linked addresses on chainId"),
+  chainId: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER),
+  amountWei: TokenAmount.refine((v) => v !== "0", "must be more than 0").describe("What the wallet sends to the chain's sponsorship vault, in wei"),
+}).strict();
+
 export const KINDS = {
   wallet_link: { scope: "wallet:link", title: "Link a wallet to your account", schema: WalletLinkAction },
   sponsorship_settings: { scope: "sponsorship:write", title: "Change a sponsor wallet's settings", schema: SaveSettingsSchema },
+  sponsored_deposit: { scope: "sponsorship:write", title: "Deposit into a sponsor wallet's balance", schema: DepositAction },
 } as const;
 export type ConfirmationKind = keyof typeof KINDS;
 export const isKind = (kind: string): kind is ConfirmationKind => Object.hasOwn(KINDS, kind);
@@ -106,10 +113,12 @@ const SETTINGS_LABELS: Record<string, string> = {
   activeUntil: "Active until",
 };
 
+const weiText = (wei: string) => `${wei} wei (${formatEther(BigInt(wei))} ETH)`;
+
 function shown(field: string, value: unknown): string {
   if (Array.isArray(value)) return value.length ? value.join(", ") : field === "enabledOperations" ? "none" : "any";
   if (value === null || value === undefined) return field.startsWith("active") ? "not set" : "no limit";
-  if (field.endsWith("Wei")) return `${value} wei (${formatEther(BigInt(value as string))} ETH)`;
+  if (field.endsWith("Wei")) return weiText(value as string);
   return String(value);
 }
 
@@ -127,6 +136,18 @@ export function displayRows(kind: ConfirmationKind, action: Record<string, unkno
       { label: "Chain", after: String(action.chainId) },
       { label: "Wallet", after: action.address ? String(action.address) : "the wallet you sign with" },
       { label: "Connector", after: String(action.connector) },
+    ];
+  }
+  if (kind === "sponsored_deposit") {
+    const available = current?.availableWei as string | undefined;
+    return [
+      { label: "From: sponsor wallet", after: String(action.walletAddress) },
+      { label: "To: sponsorship vault", after: String(action.vaultAddress) },
+      { label: "Chain", after: String(action.chainId) },
+      { label: "Amount sent", after: weiText(String(action.amountWei)) },
+      ...(available === undefined ? [] : [{
+        label: "Available sponsorship balance", before: weiText(available), after: weiText((BigInt(available) + BigInt(String(action.amountWei))).toString()), changed: true,
+      }]),
     ];
   }
   const rows: DisplayRow[] = [

@@ -97,10 +97,15 @@ async function createConfirmation(c: C, app: InProcessApp): Promise<Response> {
     throw new ApiError(400, "validation_failed", `The action is invalid: ${issues.slice(0, 3).map((i) => `${i.path}: ${i.message}`).join("; ")}`, { issues, issueCount: parsed.error.issues.length });
   }
   const action = JSON.parse(JSON.stringify(parsed.data)) as Record<string, unknown>;
-  if (kind === "sponsorship_settings") {
+  if (kind === "sponsored_deposit") {
+    // Where the money goes is part of the action (and of its hash): the chain's vault now.
+    action.vaultAddress = vaultOf(config, Number(action.chainId));
+  }
+  if (kind !== "wallet_link") {
     // Owner only: the REST read answers 404 sponsor_not_found for a wallet that is not the person's.
     const current = await asPerson(c, app, principal, "sponsorship:read", {
-      method: "GET", path: "/api/v3/sponsorship/settings", query: { walletAddress: String(action.walletAddress), chainId: Number(action.chainId) },
+      method: "GET", path: `/api/v3/sponsorship/${kind === "sponsored_deposit" ? "balance" : "settings"}`,
+      query: { walletAddress: String(action.walletAddress), chainId: Number(action.chainId) },
     });
     if (current.status !== 200) return c.json(current.body as object, current.status as 404);
   }
@@ -209,23 +214,33 @@ function asPerson(c: C, app: InProcessApp, principal: Extract<Principal, { kind:
   return callRoute(app, { principal: person }, call, { requestId: c.get("requestId") });
 }
 
-async function currentSettings(c: C, app: InProcessApp, row: OpenRow): Promise<Record<string, unknown> | undefined> {
+/** The chain's sponsorship vault (EVM_CHAINS), or 400 sponsorship_vault_not_configured as REST answers. */
+function vaultOf(config: Config, chainId: number): string {
+  const vault = config.EVM_CHAINS.find((entry) => entry.chainId === chainId)?.sponsorshipVault;
+  if (!vault) throw new ApiError(400, "sponsorship_vault_not_configured", `No sponsorship vault is configured for chain ${chainId}.`);
+  return getAddress(vault);
+}
+
+/** What the page shows beside the action: the sponsor's settings, or its balance for a deposit. */
+async function currentState(c: C, app: InProcessApp, row: OpenRow): Promise<Record<string, unknown> | undefined> {
   const answer = await callRoute(app, { principal: personPrincipal(row, "sponsorship:read") }, {
-    method: "GET", path: "/api/v3/sponsorship/settings", query: { walletAddress: String(row.action.walletAddress), chainId: Number(row.action.chainId) },
+    method: "GET", path: `/api/v3/sponsorship/${row.kind === "sponsored_deposit" ? "balance" : "settings"}`,
+    query: { walletAddress: String(row.action.walletAddress), chainId: Number(row.action.chainId) },
   }, { requestId: c.get("requestId") });
   return answer.status === 200 ? answer.body as Record<string, unknown> : undefined;
 }
 
 async function view(c: C, app: InProcessApp): Promise<Response> {
   const { row, kind, person } = await openLink(c);
-  const current = kind === "sponsorship_settings" && row.status === "pending" ? await currentSettings(c, app, row) : undefined;
+  const current = kind !== "wallet_link" && row.status === "pending" ? await currentState(c, app, row) : undefined;
   return c.json({
     ...statusBody(row),
     title: KINDS[kind].title,
     clientName: row.client_name,
     email: person.email,
     rows: displayRows(kind, row.action, current),
-    signer: kind === "sponsorship_settings" ? String(row.action.walletAddress) : (row.action.address ?? null),
+    signer: wantedSigner(kind, row.action),
+    approval: kind === "sponsored_deposit" ? "transaction" : "signature",
   }, 200, { "Cache-Control": "no-store" });
 }
 
@@ -240,7 +255,7 @@ async function jsonBody(c: C): Promise<Record<string, unknown>> {
 const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
 
 function wantedSigner(kind: ConfirmationKind, action: Record<string, unknown>): string | null {
-  return kind === "sponsorship_settings" ? String(action.walletAddress) : (action.address as string | null);
+  return kind === "wallet_link" ? (action.address as string | null) : String(action.walletAddress);
 }
 
 /** The message the wallet signs to approve: for a wallet link with a fresh REST nonce, for settings the fixed text. */
@@ -256,6 +271,12 @@ async function prepare(c: C, app: InProcessApp): Promise<Response> {
   }
   if (kind === "sponsorship_settings") {
     return c.json({ message: settingsMessage(c.get("config"), settingsFields(row)) }, 200, { "Cache-Control": "no-store" });
+  }
+  if (kind === "sponsored_deposit") {
+    const vault = vaultOf(c.get("config"), Number(row.action.chainId));
+    if (vault !== row.action.vaultAddress) throw new ApiError(409, "vault_changed", "The chain's sponsorship vault changed since this link was made; ask for a new one.");
+    const transaction = { from: address, to: vault, value: `0x${BigInt(String(row.action.amountWei)).toString(16)}`, chainId: `0x${Number(row.action.chainId).toString(16)}` };
+    return c.json({ transaction }, 200, { "Cache-Control": "no-store" });
   }
   const nonce = await callRoute(app, { principal: personPrincipal(row, "wallet:link") }, { method: "POST", path: "/api/v3/me/crypto-addresses/nonce" },
     { requestId: c.get("requestId") });
@@ -297,10 +318,14 @@ async function approve(c: C, app: InProcessApp): Promise<Response> {
   const { row, kind, tokenHash, person } = opened;
   requirePending(row);
   const body = await jsonBody(c);
-  if (typeof body.message !== "string" || body.message.length > 4096 || typeof body.signature !== "string" || !/^0x[0-9a-fA-F]{130}$/.test(body.signature)) {
+  if (kind === "sponsored_deposit") {
+    // The transaction is the approval: the wallet sent it from the sponsor to the vault; REST verifies it on-chain.
+    if (typeof body.txHash !== "string" || !/^0x[0-9a-fA-F]{64}$/.test(body.txHash)) throw new ApiError(400, "validation_failed", "Send the deposit's txHash.");
+  } else if (typeof body.message !== "string" || body.message.length > 4096 || typeof body.signature !== "string" || !/^0x[0-9a-fA-F]{130}$/.test(body.signature)) {
     throw new ApiError(400, "validation_failed", "Send the signed message and its 65-byte signature.");
+  } else {
+    await checkSignedMessage(c, opened, body.message, body.signature as `0x${string}`);
   }
-  await checkSignedMessage(c, opened, body.message, body.signature as `0x${string}`);
   const db = c.get("db");
   const scope = claimsOf(person.userId);
   // Single use: one approval claims the link (pending -> approving under its row lock).
@@ -313,15 +338,42 @@ async function approve(c: C, app: InProcessApp): Promise<Response> {
     answer = await callRoute(app, { principal: personPrincipal(row, "wallet:link") }, {
       method: "POST", path: "/api/v3/me/crypto-addresses", body: { message: body.message, signature: body.signature, connector: row.action.connector },
     }, { requestId: c.get("requestId") });
+  } else if (kind === "sponsored_deposit") {
+    answer = await recordDeposit(c, app, row, body.txHash as string);
   } else {
     answer = await callRoute(app, { principal: personPrincipal(row, "sponsorship:write") }, {
       method: "POST", path: "/api/v3/sponsorship/settings", body: row.action,
     }, { requestId: c.get("requestId") });
   }
   const ok = answer.status >= 200 && answer.status < 300;
-  const outcome = ok ? { result: answer.body } : { error: pickError(answer.body), httpStatus: answer.status };
+  const sent = kind === "sponsored_deposit" ? { txHash: body.txHash } : {};
+  const outcome = ok ? { result: answer.body, ...sent } : { error: pickError(answer.body), httpStatus: answer.status, ...sent };
   await db.statement(scope, (tx) => tx`select mcp_confirmations.finish_approval(${row.id}, ${tokenHash}, ${ok ? "approved" : "failed"}, ${tx.json(outcome as never)}::jsonb)`);
   return c.json({ confirmationId: row.id, status: ok ? "approved" : "failed", outcome }, 200, { "Cache-Control": "no-store" });
+}
+
+/**
+ * Records the deposit through REST (deposits/record verifies it on-chain: from the sponsor, to the
+ * vault, succeeded, confirmed), waiting up to ~15 s for its confirmations. Only a new record of
+ * exactly the action's amount approves: a transaction recorded before, or another amount, fails.
+ */
+async function recordDeposit(c: C, app: InProcessApp, row: OpenRow, txHash: string): Promise<RouteAnswer> {
+  const call = () => callRoute(app, { principal: personPrincipal(row, "sponsorship:write") }, {
+    method: "POST", path: "/api/v3/sponsorship/deposits/record",
+    body: { walletAddress: row.action.walletAddress, chainId: row.action.chainId, txHash },
+  }, { requestId: c.get("requestId") });
+  let answer = await call();
+  for (let attempt = 0; answer.status === 202 && attempt < 30; attempt++) {
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    answer = await call();
+  }
+  const failed = (code: string, message: string) => ({ status: 409, body: { code, message, txHash, answer: answer.body }, headers: answer.headers });
+  if (answer.status === 202) return failed("deposit_not_confirmed", "The transaction was not confirmed in time; record it later with deposits/record.");
+  if (answer.status === 200) return failed("transaction_already_recorded", "This transaction was recorded before; it is not this link's deposit.");
+  if (answer.status === 201 && (answer.body as { amountWei?: string }).amountWei !== row.action.amountWei) {
+    return failed("amount_mismatch", `The transaction sent ${(answer.body as { amountWei?: string }).amountWei} wei, not ${row.action.amountWei}; it was recorded as a deposit all the same.`);
+  }
+  return answer;
 }
 
 function pickError(body: unknown): { code: string; message: string } {

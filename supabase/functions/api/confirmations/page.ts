@@ -58,7 +58,8 @@ const SCRIPT = `(() => {
       const a = document.createElement("td"); a.className = "after"; a.textContent = r.after; tr.append(a);
       body.append(tr);
     }
-    $("#signer").textContent = v.signer ? "Approve with the wallet " + v.signer + "." : "Approve with the wallet you want to link.";
+    $("#signer").textContent = v.approval === "transaction" ? "Approving sends this transaction from the wallet " + v.signer + "."
+      : v.signer ? "Approve with the wallet " + v.signer + "." : "Approve with the wallet you want to link.";
     show("action");
   }
   async function load() {
@@ -77,10 +78,22 @@ const SCRIPT = `(() => {
       const [address] = await window.ethereum.request({ method: "eth_requestAccounts" });
       const prepared = await post("prepare", { address });
       if (prepared.status !== 200) throw new Error(prepared.data.message || "The approval could not be prepared.");
-      const message = prepared.data.message;
-      const hexMessage = "0x" + Array.from(new TextEncoder().encode(message), (b) => b.toString(16).padStart(2, "0")).join("");
-      const signature = await window.ethereum.request({ method: "personal_sign", params: [hexMessage, address] });
-      const done = await post("approve", { message, signature });
+      let done;
+      const tx = prepared.data.transaction;
+      if (tx) {
+        const chainId = await window.ethereum.request({ method: "eth_chainId" });
+        if (parseInt(chainId, 16) !== parseInt(tx.chainId, 16)) {
+          await window.ethereum.request({ method: "wallet_switchEthereumChain", params: [{ chainId: tx.chainId }] });
+        }
+        const txHash = await window.ethereum.request({ method: "eth_sendTransaction", params: [{ from: tx.from, to: tx.to, value: tx.value }] });
+        say(err, "Sent. Waiting for the transaction to be confirmed…", "ok");
+        done = await post("approve", { txHash });
+      } else {
+        const message = prepared.data.message;
+        const hexMessage = "0x" + Array.from(new TextEncoder().encode(message), (b) => b.toString(16).padStart(2, "0")).join("");
+        const signature = await window.ethereum.request({ method: "personal_sign", params: [hexMessage, address] });
+        done = await post("approve", { message, signature });
+      }
       if (done.status !== 200) throw new Error(done.data.message || "The approval was refused.");
       finished(done.data.status, done.data.outcome && done.data.outcome.error ? done.data.outcome.error.message : "");
     } catch (e) {

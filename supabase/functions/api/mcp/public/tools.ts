@@ -18,7 +18,7 @@ import { backendTools } from "../backend/tools.ts";
 import { CryptoAddressSchema } from "../../identity/routes.ts";
 import { HubSchema } from "../../hubs/routes.ts";
 import { DepositSchema, SaveSettingsSchema, SettingsSchema, SponsorQuery, UsageSchema } from "../../sponsorship/routes.ts";
-import { CONFIRMATION_STATUSES, WalletLinkAction } from "../../confirmations/actions.ts";
+import { CONFIRMATION_STATUSES, DepositAction, WalletLinkAction } from "../../confirmations/actions.ts";
 
 const READ: ToolAnnotations = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
 /** Creates a confirmation link only: nothing changes until the person approves it in their browser. */
@@ -99,6 +99,13 @@ const publicOnly = {
       "Give them `url`; poll get_confirmation_status.",
     input: SaveSettingsSchema, output: CreatedConfirmationSchema, annotations: ASKS,
   }),
+  request_sponsored_deposit: define({
+    name: "request_sponsored_deposit", title: "Ask to deposit into a sponsor's balance",
+    description: "Does not move money: creates a single-use link (15 minutes) showing the person the amount, their sponsor wallet and the " +
+      "chain's sponsorship vault; approving makes their wallet send the deposit transaction, which the service then verifies on-chain " +
+      "and records (POST /api/v3/sponsorship/deposits/record) as them. Give them `url`; poll get_confirmation_status.",
+    input: DepositAction, output: CreatedConfirmationSchema, annotations: { ...ASKS, openWorldHint: true },
+  }),
   get_confirmation_status: define({
     name: "get_confirmation_status", title: "Status of a confirmation link",
     description: "pending, approving, approved, refused, failed or expired, with the outcome once decided. Only links this client made for you.",
@@ -151,6 +158,7 @@ export const PUBLIC_TOOL_SCOPES: Record<PublicToolName, readonly string[]> = {
   list_my_wallets: ["wallet:link"],
   request_wallet_link: ["wallet:link"],
   request_sponsorship_settings_change: ["sponsorship:write"],
+  request_sponsored_deposit: ["sponsorship:write"],
   get_confirmation_status: [],
 };
 
@@ -185,6 +193,7 @@ export function publicImplementations(app: InProcessApp): ToolImplementations<Pu
     get_sponsorship_settings: (query, context) => route(context, { method: "GET", path: "/api/v3/sponsorship/settings", query }),
     request_wallet_link: (action, context) => confirmation("wallet_link", action, context),
     request_sponsorship_settings_change: (action, context) => confirmation("sponsorship_settings", action, context),
+    request_sponsored_deposit: (action, context) => confirmation("sponsored_deposit", action, context),
     get_confirmation_status: ({ confirmationId }, context) =>
       route(context, { method: "GET", path: pathWith("/mcp/confirmations/{id}", { id: confirmationId }) }),
   };
