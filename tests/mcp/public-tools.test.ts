@@ -25,8 +25,10 @@ const EXPECTED_SCOPES: Record<string, string[]> = {
   list_sponsorship_deposits: ["sponsorship:read"], get_sponsorship_settings: ["sponsorship:read"],
   list_my_wallets: ["wallet:link"], request_wallet_link: ["wallet:link"],
   request_sponsorship_settings_change: ["sponsorship:write"], request_sponsored_deposit: ["sponsorship:write"],
-  get_confirmation_status: [],
+  get_confirmation_status: ["wallet:link", "sponsorship:write"], // any one of them
 };
+const allows = (name: string, scopes: readonly string[]) =>
+  name === "get_confirmation_status" ? EXPECTED_SCOPES[name]!.some((s) => scopes.includes(s)) : EXPECTED_SCOPES[name]!.every((s) => scopes.includes(s));
 const SPONSOR = privateKeyToAccount(generatePrivateKey()).address;
 const OTHER = privateKeyToAccount(generatePrivateKey()).address;
 
@@ -36,6 +38,7 @@ let key: string;
 let full: { access_token: string; clientId: string };
 let readOnly: { access_token: string; clientId: string };
 let stranger: { access_token: string };
+let linkOnly: { access_token: string };
 
 const connect = async (token: string) => {
   const client = new Client({ name: "public-tools-test", version: "1.0.0" });
@@ -54,6 +57,7 @@ beforeAll(async () => {
   full = await issueTokens(ctx, "ada@example.com", [...MCP_SCOPES]);
   readOnly = await issueTokens(ctx, "ada@example.com", [...READ_SCOPES], "http://127.0.0.1:7778/cb");
   stranger = await issueTokens(ctx, "bob@example.com", [...MCP_SCOPES]);
+  linkOnly = await issueTokens(ctx, "ada@example.com", ["wallet:link"], "http://127.0.0.1:7779/cb");
   const [user] = await ctx.owner<{ id: string }[]>`select id from core.users where email = 'ada@example.com'`;
   userId = user!.id;
   key = (await createApiKey(ctx.adminDb, { userId, name: "rest", permissions: {} })).key;
@@ -65,11 +69,12 @@ afterAll(async () => {
 
 describe("public MCP tools and their scopes", () => {
   it("lists exactly the tools the grant's scopes allow", async () => {
-    for (const [token, scopes] of [[full.access_token, MCP_SCOPES], [readOnly.access_token, READ_SCOPES]] as const) {
+    for (const [token, scopes] of [[full.access_token, MCP_SCOPES], [readOnly.access_token, READ_SCOPES], [linkOnly.access_token, ["wallet:link"]]] as const) {
       const client = await connect(token);
       const listed = (await client.listTools()).tools;
-      const expected = Object.keys(EXPECTED_SCOPES).filter((name) => EXPECTED_SCOPES[name]!.every((s) => (scopes as readonly string[]).includes(s))).sort();
+      const expected = Object.keys(EXPECTED_SCOPES).filter((name) => allows(name, scopes)).sort();
       expect(listed.map((t) => t.name).sort()).toEqual(expected);
+      if (scopes.length === 1) expect(expected).toEqual(["get_confirmation_status", "list_my_wallets", "request_wallet_link"]);
       for (const tool of listed) {
         expect(tool.title, tool.name).toBeTruthy();
         expect(tool.outputSchema, tool.name).toBeDefined();
@@ -83,7 +88,7 @@ describe("public MCP tools and their scopes", () => {
 
   it("refuses every tool outside the grant with 403 insufficient_scope naming its scopes", async () => {
     for (const [name, scopes] of Object.entries(EXPECTED_SCOPES)) {
-      if (scopes.every((s) => (READ_SCOPES as readonly string[]).includes(s))) continue;
+      if (allows(name, READ_SCOPES)) continue;
       const response = await mcpRequest(ctx, { authorization: `Bearer ${readOnly.access_token}`, "mcp-protocol-version": "2025-11-25" },
         { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name, arguments: {} } });
       expect(response.status, name).toBe(403);
@@ -171,7 +176,7 @@ describe("request tools create confirmation links and change nothing", () => {
     const polled = await call(client, "get_confirmation_status", { confirmationId: link.confirmationId });
     expect(polled.structuredContent).toMatchObject({ confirmationId: link.confirmationId, status: "pending", actionHash: link.actionHash });
     // Another client of the same person, and another person, see no such link.
-    const other = await connect(readOnly.access_token);
+    const other = await connect(linkOnly.access_token);
     expect(await call(other, "get_confirmation_status", { confirmationId: link.confirmationId })).toMatchObject({ isError: true, structuredContent: { code: "not_found" } });
     const bob = await connect(stranger.access_token);
     expect(await call(bob, "get_confirmation_status", { confirmationId: link.confirmationId })).toMatchObject({ isError: true, structuredContent: { code: "not_found" } });

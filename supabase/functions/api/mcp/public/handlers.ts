@@ -13,7 +13,7 @@ import { ApiError } from "../../../_shared/http/errors.ts";
 import { callRoute, type InProcessApp } from "../../../_shared/mcp/call-route.ts";
 import { buildToolServer, type ToolSession } from "../../../_shared/mcp/tools.ts";
 import { mcpRequestChecks, serveMcpRequest } from "../../../_shared/mcp/transport.ts";
-import { isPublicTool, PUBLIC_TOOL_SCOPES, publicImplementations, toolsFor } from "./tools.ts";
+import { allowsTool, isPublicTool, PUBLIC_TOOL_SCOPES, publicImplementations, scopeRuleText, toolsFor } from "./tools.ts";
 
 const SERVER_INFO = {
   name: "eventhub-public",
@@ -36,8 +36,8 @@ async function refuseMissingScopes(c: Context<AppEnv>, granted: readonly string[
   for (const item of Array.isArray(message) ? message : [message]) {
     const m = item as { method?: unknown; params?: { name?: unknown } } | null;
     if (m?.method !== "tools/call" || typeof m.params?.name !== "string" || !isPublicTool(m.params.name)) continue;
-    const needed = PUBLIC_TOOL_SCOPES[m.params.name];
-    if (!needed.every((scope) => granted.includes(scope))) throw insufficientScope(c.get("config"), needed, `The tool ${m.params.name}`);
+    const name = m.params.name;
+    if (!allowsTool(name, granted)) throw insufficientScope(c.get("config"), PUBLIC_TOOL_SCOPES[name], scopeRuleText(name));
   }
 }
 

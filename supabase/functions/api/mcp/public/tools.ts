@@ -108,7 +108,8 @@ const publicOnly = {
   }),
   get_confirmation_status: define({
     name: "get_confirmation_status", title: "Status of a confirmation link",
-    description: "pending, approving, approved, refused, failed or expired, with the outcome once decided. Only links this client made for you.",
+    description: "pending, approving, approved, refused, failed or expired, with the outcome once decided. Only links this client made for you. " +
+      "Listed with wallet:link or sponsorship:write.",
     input: z.object({ confirmationId: ObjectId }).strict(), output: ConfirmationSchema, annotations: READ,
   }),
 };
@@ -128,10 +129,11 @@ export type PublicTools = typeof publicTools;
 export type PublicToolName = keyof PublicTools;
 
 /**
- * Every scope each public tool needs. Checkout: a person reads their own registered collections and
- * the webhook log of their own checkouts (RLS), and a session whose client secret they hold (like the
- * hosted page); creating sessions and retrying webhooks stay with API keys. Wallets are read and
- * linked under wallet:link. get_confirmation_status needs none: it shows only this client's links.
+ * The scopes each public tool needs: every one of them, except for get_confirmation_status, which any
+ * one of the scopes that make confirmation links allows (it shows only links this client made).
+ * Checkout: a person reads their own registered collections and the webhook log of their own
+ * checkouts (RLS), and a session whose client secret they hold (like the hosted page); creating
+ * sessions and retrying webhooks stay with API keys. Wallets are read and linked under wallet:link.
  */
 export const PUBLIC_TOOL_SCOPES: Record<PublicToolName, readonly string[]> = {
   list_events: ["events:read"],
@@ -159,8 +161,20 @@ export const PUBLIC_TOOL_SCOPES: Record<PublicToolName, readonly string[]> = {
   request_wallet_link: ["wallet:link"],
   request_sponsorship_settings_change: ["sponsorship:write"],
   request_sponsored_deposit: ["sponsorship:write"],
-  get_confirmation_status: [],
+  get_confirmation_status: ["wallet:link", "sponsorship:write"],
 };
+
+/** Tools that any one of their scopes allows. */
+const ANY_ONE_SCOPE: ReadonlySet<PublicToolName> = new Set(["get_confirmation_status"]);
+
+/** Whether `granted` allows the tool. */
+export function allowsTool(name: PublicToolName, granted: readonly string[]): boolean {
+  const needed = PUBLIC_TOOL_SCOPES[name];
+  return ANY_ONE_SCOPE.has(name) ? needed.some((scope) => granted.includes(scope)) : needed.every((scope) => granted.includes(scope));
+}
+
+/** How a refusal names what the tool needs. */
+export const scopeRuleText = (name: PublicToolName) => `The tool ${name}${ANY_ONE_SCOPE.has(name) ? " (any one of them)" : ""}`;
 
 export function isPublicTool(name: string): name is PublicToolName {
   return Object.hasOwn(PUBLIC_TOOL_SCOPES, name);
@@ -170,7 +184,7 @@ export function isPublicTool(name: string): name is PublicToolName {
 export function toolsFor(scopes: readonly string[]): Partial<PublicTools> {
   const allowed: Partial<Record<PublicToolName, ToolDefinition>> = {};
   for (const name of Object.keys(PUBLIC_TOOL_SCOPES) as PublicToolName[]) {
-    if (PUBLIC_TOOL_SCOPES[name].every((scope) => scopes.includes(scope))) allowed[name] = publicTools[name];
+    if (allowsTool(name, scopes)) allowed[name] = publicTools[name];
   }
   return allowed as Partial<PublicTools>;
 }
