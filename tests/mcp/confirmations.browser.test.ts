@@ -199,6 +199,19 @@ describe("confirmation links in Chromium with an anvil wallet", () => {
     await Promise.all([page.close(), again.page.close()]);
   });
 
+  it("an approval REST refuses ends failed, with REST's code in the outcome (a wallet already linked to another person)", async () => {
+    const wallet = chain.anvil.accounts[7]!;
+    const bobId = (await ctx.owner<{ id: string }[]>`select id from core.users where email = 'bob@example.com'`)[0]!.id;
+    await linkAddress(ctx.adminDb, { userId: bobId, address: wallet.address, chainId: String(chain.anvil.chainId), connector: "injected" });
+    const link = await ask(ada, "request_wallet_link", { chainId: chain.anvil.chainId, address: wallet.address });
+    const { page } = await walletPage(adaPage, wallet);
+    await page.goto(link.url);
+    await page.getByRole("button", { name: "Approve with wallet" }).click();
+    await page.getByText("The approval was recorded but the action failed.").waitFor();
+    expect(await status(ada, link.confirmationId)).toMatchObject({ status: "failed", outcome: { error: { code: "address_already_linked" }, httpStatus: 409 } });
+    await page.close();
+  });
+
   it("sponsorship settings: shows now and after, refuses the wrong wallet, approves with the sponsor's signature over the action's hash", async () => {
     const link = await ask(ada, "request_sponsorship_settings_change", {
       walletAddress: sponsor.address, chainId: chain.anvil.chainId, enabledOperations: ["check_in", "nft_mint"], maxCostPerTxWei: "5000000000000000", actorDailyCount: 3,

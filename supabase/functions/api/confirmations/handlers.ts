@@ -332,24 +332,36 @@ async function approve(c: C, app: InProcessApp): Promise<Response> {
   const [claimed] = await db.statement(scope, (tx) => tx<{ id: string; kind: string; action: unknown }[]>`
     select * from mcp_confirmations.begin_approval(${row.id}, ${tokenHash})`);
   let answer: RouteAnswer;
-  if (hex(actionHash(claimed!.kind, claimed!.action)) !== hex(row.action_hash)) {
-    answer = { status: 409, body: { code: "confirmation_tampered", message: "The stored action changed while it was being approved." }, headers: new Headers() };
-  } else if (kind === "wallet_link") {
-    answer = await callRoute(app, { principal: personPrincipal(row, "wallet:link") }, {
-      method: "POST", path: "/api/v3/me/crypto-addresses", body: { message: body.message, signature: body.signature, connector: row.action.connector },
-    }, { requestId: c.get("requestId") });
-  } else if (kind === "sponsored_deposit") {
-    answer = await recordDeposit(c, app, row, body.txHash as string);
-  } else {
-    answer = await callRoute(app, { principal: personPrincipal(row, "sponsorship:write") }, {
-      method: "POST", path: "/api/v3/sponsorship/settings", body: row.action,
-    }, { requestId: c.get("requestId") });
+  try {
+    answer = await runApproved(c, app, opened, claimed!, body);
+  } catch (error) {
+    // The claim is never left behind: an unexpected failure ends the link failed (its status says so).
+    console.error(`[${c.get("requestId")}] confirmation ${row.id} failed:`, error instanceof Error ? error.message : error);
+    answer = { status: 500, body: { code: "internal_error", message: "The service failed to run the approved action." }, headers: new Headers() };
   }
   const ok = answer.status >= 200 && answer.status < 300;
   const sent = kind === "sponsored_deposit" ? { txHash: body.txHash } : {};
   const outcome = ok ? { result: answer.body, ...sent } : { error: pickError(answer.body), httpStatus: answer.status, ...sent };
   await db.statement(scope, (tx) => tx`select mcp_confirmations.finish_approval(${row.id}, ${tokenHash}, ${ok ? "approved" : "failed"}, ${tx.json(outcome as never)}::jsonb)`);
   return c.json({ confirmationId: row.id, status: ok ? "approved" : "failed", outcome }, 200, { "Cache-Control": "no-store" });
+}
+
+/** Runs the claimed action through its REST route as the person (refused when the claimed row differs from the one shown). */
+async function runApproved(c: C, app: InProcessApp, { row, kind }: Opened, claimed: { kind: string; action: unknown },
+    body: Record<string, unknown>): Promise<RouteAnswer> {
+  if (hex(actionHash(claimed.kind, claimed.action)) !== hex(row.action_hash)) {
+    return { status: 409, body: { code: "confirmation_tampered", message: "The stored action changed while it was being approved." }, headers: new Headers() };
+  }
+  const requestId = c.get("requestId");
+  if (kind === "wallet_link") {
+    return callRoute(app, { principal: personPrincipal(row, "wallet:link") }, {
+      method: "POST", path: "/api/v3/me/crypto-addresses", body: { message: body.message, signature: body.signature, connector: row.action.connector },
+    }, { requestId });
+  }
+  if (kind === "sponsored_deposit") return recordDeposit(c, app, row, body.txHash as string);
+  return callRoute(app, { principal: personPrincipal(row, "sponsorship:write") }, {
+    method: "POST", path: "/api/v3/sponsorship/settings", body: row.action,
+  }, { requestId });
 }
 
 /**
