@@ -77,6 +77,9 @@ create function mcp_confirmations.create_confirmation(p_client_id text, p_grant_
     end if;
     -- One person's links are counted under their user row's lock, so concurrent requests cannot pass the cap.
     perform from core.users u where u.id = v_user for update;
+    -- No job needed: each new link deletes the person's links decided or expired more than 30 days ago.
+    delete from mcp_confirmations.confirmations c
+      where c.user_id = v_user and coalesce(c.decided_at, c.expires_at) < now() - interval '30 days';
     if (select count(*) from mcp_confirmations.confirmations c
         where c.user_id = v_user and c.status = 'pending' and c.expires_at > now()) >= 20 then
       raise exception 'too many open confirmation links' using errcode = 'PT429', hint = 'rate_limited',
@@ -202,18 +205,6 @@ create function mcp_confirmations.confirmation_status(p_id text)
       and c.client_id = nullif(current_setting('request.jwt.claims', true), '')::jsonb ->> 'client_id'
   $$;
 
--- Deletes links decided or expired more than 30 days ago (pg_cron, as service_jobs).
-create function mcp_confirmations.purge_old_confirmations() returns integer
-  language sql volatile security definer
-  set search_path = ''
-  as $$
-    with gone as (
-      delete from mcp_confirmations.confirmations c
-      where coalesce(c.decided_at, c.expires_at) < now() - interval '30 days'
-      returning 1)
-    select count(*)::integer from gone
-  $$;
-
 revoke execute on all functions in schema mcp_confirmations from public;
 grant execute on function
   mcp_confirmations.effective_status(text, timestamptz),
@@ -224,6 +215,3 @@ grant execute on function
   mcp_confirmations.refuse(text, bytea),
   mcp_confirmations.confirmation_status(text)
   to authenticated;
-grant usage on schema mcp_confirmations to service_jobs;
-grant execute on function mcp_confirmations.purge_old_confirmations() to service_jobs;
-select core.schedule_job('purge_old_mcp_confirmations', '17 3 * * *', 'mcp_confirmations.purge_old_confirmations');

@@ -4,7 +4,7 @@
 -- (and polled only by the client that made it). The table is deny-by-default: RLS on, no policy, no
 -- privilege; only the functions act, and only authenticated may call them.
 begin;
-select plan(29);
+select plan(31);
 
 select tests.create_user('rita@example.com') as rita \gset
 select tests.create_user('sam@example.com') as sam \gset
@@ -83,6 +83,12 @@ select throws_ok(format($$select * from mcp_confirmations.begin_approval(%L, sha
 select throws_ok(format($$select * from mcp_confirmations.create_confirmation('client-a', %L, 'wallet_link', '{}', sha256('a'), sha256('b'),
   sha256('token-y'), now() + interval '1 minute')$$, :'grant_id'), 'PT401', 'the grant is not live', 'nor can it make new links');
 
+-- A new link deletes the person's links decided or expired more than 30 days ago.
+select tests.clear_authentication();
+update mcp_confirmations.confirmations set created_at = now() - interval '40 days', expires_at = now() - interval '39 days',
+  decided_at = now() - interval '39 days' where id = :'link2';
+select pg_temp.as_person(:'rita', 'client-a');
+
 -- At most 20 open links per person (the revoked grant's pending one counts until it expires, plus 19 here).
 select tests.clear_authentication();
 select mcp_oauth.approve(sha256('session'), 'client-c', 'Client C', 'http://127.0.0.1:1234/cb', '{wallet:link}',
@@ -92,8 +98,12 @@ select count(*) from generate_series(1, 19) n, lateral mcp_confirmations.create_
   jsonb_build_object('chainId', n), sha256(n::text::bytea), sha256('binding'), sha256(('cap-' || n)::bytea), now() + interval '15 minutes');
 select throws_ok(format($$select * from mcp_confirmations.create_confirmation('client-c', %L, 'wallet_link', '{}', sha256('a'), sha256('b'),
   sha256('token-21'), now() + interval '1 minute')$$, :'grant_c'), 'PT429', 'too many open confirmation links', 'the 21st open link is refused');
+select tests.clear_authentication();
+select is((select count(*)::integer from mcp_confirmations.confirmations where id = :'link2'), 0, 'the 40-day-old refused link is gone');
+select is((select count(*)::integer from mcp_confirmations.confirmations where id = :'link3'), 1, 'the recently expired one is kept');
 
 -- Deny by default.
+select pg_temp.as_person(:'rita', 'client-a');
 select throws_ok($$select * from mcp_confirmations.confirmations$$, '42501', null, 'authenticated cannot read the table');
 select tests.clear_authentication();
 select is((select count(*)::integer from pg_policies where schemaname = 'mcp_confirmations'), 0, 'no policy: only the functions act');
