@@ -95,7 +95,9 @@ const SCRIPT = `(() => {
         done = await post("approve", { message, signature });
       }
       if (done.status !== 200) throw new Error(done.data.message || "The approval was refused.");
-      finished(done.data.status, done.data.outcome && done.data.outcome.error ? done.data.outcome.error.message : "");
+      const o = done.data.outcome || {}, r = o.result || {};
+      finished(done.data.status, o.error ? o.error.message : r.txHash ? "Deposit recorded: transaction " + r.txHash + "."
+        : r.address ? "The wallet " + r.address + " is linked to your account." : "The sponsor wallet's settings are saved.");
     } catch (e) {
       say(err, (e && e.message) || String(e), "error");
       for (const b of document.querySelectorAll("#action button")) b.disabled = false;
@@ -108,6 +110,8 @@ const SCRIPT = `(() => {
   $("#approve").addEventListener("click", approve);
   $("#refuse").addEventListener("click", refuse);
   $("#signed-in").addEventListener("click", load);
+  // Back from the sign-in tab: carry on by itself.
+  window.addEventListener("focus", () => { if (!$("#signin").hidden) load(); });
   load();
 })();`;
 
