@@ -10,7 +10,7 @@ import { createApiKey, linkAddress } from "../../scripts/lib/admin-operations.ts
 import { eventBody } from "../events/event-fixtures.ts";
 import postgres from "postgres";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
-import { createOAuthTestContext, issueTokens, mcpRequest, type OAuthTestContext, RESOURCE } from "./oauth-fixtures.ts";
+import { createOAuthTestContext, issueTokens, mcpRequest, type OAuthTestContext, RESOURCE, ROOT } from "./oauth-fixtures.ts";
 
 /** The decided scope of every public tool (written out here, not read from the code under test). */
 const EXPECTED_SCOPES: Record<string, string[]> = {
@@ -204,6 +204,23 @@ describe("request tools create confirmation links and change nothing", () => {
     expect(await call(client, "request_sponsored_deposit", { walletAddress: SPONSOR, chainId: 31337, amountWei: "1000" }))
       .toMatchObject({ isError: true, structuredContent: { code: "sponsorship_vault_not_configured" } });
     await Promise.all([client.close(), bob.close()]);
+  });
+
+  it("the link's page: static, no-referrer, a script-hash CSP, and its routes need the token, a session and the page's origin", async () => {
+    const client = await connect(full.access_token);
+    const link = (await call(client, "request_wallet_link", { chainId: 31337 })).structuredContent!;
+    const page = await ctx.fetch(`${ROOT}/confirm/${link.confirmationId}`);
+    expect(page.status).toBe(200);
+    expect(page.headers.get("referrer-policy")).toBe("no-referrer");
+    expect(page.headers.get("cache-control")).toBe("no-store");
+    expect(page.headers.get("content-security-policy")).toMatch(/^default-src 'none'; script-src 'sha256-[A-Za-z0-9+/]+=*'; .*frame-ancestors 'none'/);
+    expect(await page.text()).not.toContain(link.confirmationId as string);
+    const token = new URLSearchParams(new URL(link.url as string).hash.slice(1)).get("token")!;
+    const view = (headers: Record<string, string>) => ctx.fetch(`${ROOT}/confirm/${link.confirmationId}/view`, { method: "POST", headers });
+    expect((await view({ "x-confirmation-token": token })).status, "no session").toBe(401);
+    expect((await view({})).status, "no token").toBe(404);
+    expect((await view({ "x-confirmation-token": token, origin: "https://evil.example" })).status, "another origin").toBe(403);
+    await client.close();
   });
 
   it("the internal routes answer only the public MCP endpoint's in-process calls", async () => {
