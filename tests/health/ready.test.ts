@@ -28,13 +28,15 @@ describe("health and readiness", () => {
   });
 
   it("/ready refuses, in production, a connection that could bypass RLS", async () => {
-    const asOwner = await createTestContext({ APP_ENV: "production", GATEWAY_DATABASE_URL: t.url });
+    // What production requires besides: mail for the MCP sign-in, and its token secret.
+    const productionEnv = { APP_ENV: "production", SMTP_URL: "smtp://127.0.0.1:2525", MAIL_FROM: "Events <no-reply@example.com>", MCP_TOKEN_SECRET: "production-token-secret-0123456789-0123456789" };
+    const asOwner = await createTestContext({ ...productionEnv, GATEWAY_DATABASE_URL: t.url });
     try {
       await expectErrorBody(await asOwner.call("/ready"), 503, "unsafe_database_role");
     } finally {
       await asOwner.close();
     }
-    const production = await createTestContext({ APP_ENV: "production" });
+    const production = await createTestContext(productionEnv);
     try {
       expect((await production.call("/ready")).status).toBe(200); // as api_gateway
     } finally {

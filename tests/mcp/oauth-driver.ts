@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { freePort, startGatewayProcess, type GatewayProcess } from "../../scripts/lib/gateway-process.ts";
 import { READ_SCOPES } from "../../supabase/functions/_shared/auth/mcp-oauth.ts";
-import { PUBLIC_TOOL_SCOPES } from "../../supabase/functions/api/mcp/public/tools.ts";
+import { allowsTool, PUBLIC_TOOL_SCOPES, type PublicToolName } from "../../supabase/functions/api/mcp/public/tools.ts";
 import { createTestContext } from "../setup/test-context.ts";
 import { authorizeInBrowser, Browser, type OAuthTestContext, pkce, startMailCatcher } from "./oauth-fixtures.ts";
 
@@ -18,9 +18,8 @@ import { authorizeInBrowser, Browser, type OAuthTestContext, pkce, startMailCatc
 export const DEFAULT_SCOPES = [...READ_SCOPES].sort();
 
 /** The public tools the default scopes cover (every scope each needs), sorted: what such a grant lists. */
-export const DEFAULT_SCOPE_TOOLS = Object.entries(PUBLIC_TOOL_SCOPES)
-  .filter(([, needs]) => needs.every((scope) => DEFAULT_SCOPES.includes(scope as never)))
-  .map(([name]) => name)
+export const DEFAULT_SCOPE_TOOLS = (Object.keys(PUBLIC_TOOL_SCOPES) as PublicToolName[])
+  .filter((name) => allowsTool(name, DEFAULT_SCOPES))
   .sort();
 
 export interface OAuthGateway extends OAuthTestContext {

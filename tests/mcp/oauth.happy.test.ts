@@ -60,7 +60,11 @@ describe("public MCP OAuth with the SDK client", () => {
     expect(provider.stored?.scope?.split(" ").sort()).toEqual(["checkout:read", "events:read", "hubs:read", "sponsorship:read", "venues:read"]);
 
     const tools = (await client.listTools()).tools.map((t) => t.name).sort();
-    expect(tools).toEqual(["get_event", "get_hub", "list_events", "list_hubs", "search_venues"]);
+    expect(tools).toEqual([
+      "get_checkout_session", "get_event", "get_hub", "get_nft_collection", "get_sponsorship_balance", "get_sponsorship_settings",
+      "list_checkout_webhook_deliveries", "list_events", "list_hubs", "list_nft_collections", "list_sponsorship_deposits",
+      "list_sponsorship_usage", "search_venues",
+    ]);
     const listed = await client.callTool({ name: "list_events", arguments: { take: 5 } });
     expect(listed.isError).toBeFalsy();
     expect(listed.structuredContent).toMatchObject({ items: [], hasMore: false });
