@@ -105,3 +105,43 @@ grant execute on function
   mcp.record_tool_call(text, text, jsonb, text, text, integer, integer, text, text, text, text[]),
   mcp.take_rate_limit(text, text, integer)
   to authenticated;
+
+-- ============================================================================================
+-- The backend endpoint's two writes, each one statement for an API key
+-- ============================================================================================
+-- The same two functions as the key's owner, after core.enter_api_key_scope (the key checked, its
+-- claims and role authenticated set), in a single statement: the gateway sends it without a
+-- transaction block and without a connection of its own, pipelined with other requests' statements
+-- (as core.me_by_api_key). Invoker rights like enter_api_key_scope, so only the login role is
+-- granted them; no search_path clause (it costs a plan per call), every name is qualified.
+create function core.mcp_take_rate_limit(p_key_hash bytea, p_required_permissions text[], p_endpoint text, p_limit integer)
+  returns core.object_id
+  language plpgsql volatile
+  as $$
+  declare
+    v_owner core.object_id := core.enter_api_key_scope(p_key_hash, p_required_permissions);
+  begin
+    perform mcp.take_rate_limit(p_endpoint, null, p_limit);
+    return v_owner;
+  end
+  $$;
+
+create function core.mcp_record_tool_call(
+  p_key_hash bytea, p_required_permissions text[], p_endpoint text, p_tool text, p_arguments jsonb, p_outcome text, p_error_code text,
+  p_http_status integer, p_duration_ms integer, p_request_id text
+) returns core.object_id
+  language plpgsql volatile
+  as $$
+  declare
+    v_owner core.object_id := core.enter_api_key_scope(p_key_hash, p_required_permissions);
+  begin
+    perform mcp.record_tool_call(p_endpoint, p_tool, p_arguments, p_outcome, p_error_code, p_http_status, p_duration_ms,
+                                 p_request_id, null, null, '{}'::text[]);
+    return v_owner;
+  end
+  $$;
+
+revoke execute on function core.mcp_take_rate_limit(bytea, text[], text, integer) from public;
+revoke execute on function core.mcp_record_tool_call(bytea, text[], text, text, jsonb, text, text, integer, integer, text) from public;
+grant execute on function core.mcp_take_rate_limit(bytea, text[], text, integer) to api_gateway;
+grant execute on function core.mcp_record_tool_call(bytea, text[], text, text, jsonb, text, text, integer, integer, text) to api_gateway;

@@ -65,15 +65,26 @@ export function auditedArguments(value: unknown): unknown {
 
 /**
  * Appends the record of one tool call, in `scope` (the caller's: the database takes the user, and for
- * an API key its id, from there). Never throws: a call that ran is answered even when its record
- * cannot be written, and the failure is logged (without arguments).
+ * an API key its id, from there). An API key's record is one statement that enters the key's scope
+ * itself (core.mcp_record_tool_call), sent without a transaction block or a connection of its own;
+ * any other scope's is a transaction in it. Never throws: a call that ran is answered even when its
+ * record cannot be written, and the failure is logged (without arguments).
  */
 export async function auditToolCall(db: Database, scope: DbScope, record: ToolCallRecord): Promise<void> {
   try {
+    const args = auditedArguments(record.arguments);
+    const duration = Math.max(0, Math.round(record.durationMs));
+    if (scope.kind === "api_key" && record.clientId == null && record.grantId == null && !record.scopes?.length) {
+      await db.apiKeyFunction(scope, (sql, keyHash, required) => sql<{ owner_id: string }[]>`
+        select core.mcp_record_tool_call(${keyHash}, ${required}::text[], ${record.endpoint}, ${record.tool}, ${sql.json(args as never)}::jsonb,
+          ${record.outcome}, ${record.errorCode}, ${record.httpStatus}::integer, ${duration}::integer, ${record.requestId}) as owner_id`,
+        ([row]) => row?.owner_id);
+      return;
+    }
     await db.statement(scope, (tx) => tx`
       select mcp.record_tool_call(
-        ${record.endpoint}, ${record.tool}, ${tx.json(auditedArguments(record.arguments) as never)}::jsonb, ${record.outcome},
-        ${record.errorCode}, ${record.httpStatus}::integer, ${Math.max(0, Math.round(record.durationMs))}::integer, ${record.requestId},
+        ${record.endpoint}, ${record.tool}, ${tx.json(args as never)}::jsonb, ${record.outcome},
+        ${record.errorCode}, ${record.httpStatus}::integer, ${duration}::integer, ${record.requestId},
         ${record.clientId ?? null}, ${record.grantId ?? null}, ${record.scopes ?? []}::text[])`);
   } catch (error) {
     console.error(`[${record.requestId}] MCP audit of ${record.tool} failed:`, error instanceof Error ? error.message : error);
@@ -83,7 +94,15 @@ export async function auditToolCall(db: Database, scope: DbScope, record: ToolCa
 /**
  * Counts one request of the caller's token on `endpoint` (mcp.take_rate_limit: per API key, or per
  * `token` for OAuth); over `limit` per minute it throws the 429 rate_limited ApiError with Retry-After.
+ * For an API key this also checks the key, in one statement (core.mcp_take_rate_limit) sent without
+ * a transaction block or a connection of its own.
  */
 export async function takeRateLimit(db: Database, scope: DbScope, endpoint: McpEndpoint, limit: number, token: string | null = null): Promise<void> {
+  if (scope.kind === "api_key" && token === null) {
+    await db.apiKeyFunction(scope, (sql, keyHash, required) =>
+      sql<{ owner_id: string }[]>`select core.mcp_take_rate_limit(${keyHash}, ${required}::text[], ${endpoint}, ${limit}::integer) as owner_id`,
+      ([row]) => row?.owner_id);
+    return;
+  }
   await db.statement(scope, (tx) => tx`select mcp.take_rate_limit(${endpoint}, ${token}, ${limit}::integer)`);
 }

@@ -2,7 +2,7 @@
 // (Origin, MCP-Protocol-Version), answered in the one error body, and the SDK's handler serving one
 // request with a server built for it (never shared: GHSA-345p-7cg4-v4c7).
 import { createMiddleware } from "hono/factory";
-import { createMcpHandler, type McpServer, SUPPORTED_PROTOCOL_VERSIONS } from "@modelcontextprotocol/server";
+import { createMcpHandler, isJsonContentType, type McpServer, SUPPORTED_PROTOCOL_VERSIONS } from "@modelcontextprotocol/server";
 import type { AppEnv } from "../http/context.ts";
 import { ApiError } from "../http/errors.ts";
 
@@ -32,14 +32,49 @@ export function mcpRequestChecks(allowedOrigins: readonly string[]) {
   });
 }
 
+/** The tool a single JSON-RPC tools/call message names, else undefined. */
+function calledToolOf(message: unknown): string | undefined {
+  const m = message as { method?: unknown; params?: { name?: unknown } } | null;
+  return m !== null && typeof m === "object" && !Array.isArray(m) && m.method === "tools/call" && typeof m.params?.name === "string"
+    ? m.params.name
+    : undefined;
+}
+
 /**
  * Serves one MCP POST: a new handler, and through it a new server and transport, for this request
  * only. 2026-07-28 requests are served statelessly by the SDK's modern path; 2025-era ones by its
  * stateless fallback (JSON or SSE answers, no sessions).
+ *
+ * The body is read and parsed here, once, and handed to the SDK as `parsedBody` (its documented way
+ * to skip reading, cloning and parsing the body again); `buildServer` is told the tool a tools/call
+ * names, so that it may register that tool alone. A body that is empty or not JSON goes to the SDK
+ * as sent, which answers it as before. (The app's body limit, smaller than the SDK's, bounds the read.)
  */
-export function serveMcpRequest(request: Request, buildServer: () => McpServer, requestId: string): Promise<Response> {
-  const handler = createMcpHandler(() => buildServer(), {
+export async function serveMcpRequest(request: Request, buildServer: (calledTool?: string) => McpServer, requestId: string): Promise<Response> {
+  let parsedBody: unknown;
+  let calledTool: string | undefined;
+  if (request.method === "POST" && request.body !== null && isJsonContentType(request.headers.get("content-type"))) {
+    let text: string;
+    try {
+      text = await request.text();
+    } catch {
+      return jsonRpcError(400, -32700, "Parse error: the request body could not be read");
+    }
+    try {
+      parsedBody = text.length === 0 ? undefined : JSON.parse(text);
+    } catch {
+      parsedBody = undefined;
+    }
+    if (parsedBody === undefined) request = new Request(request.url, { method: request.method, headers: request.headers, body: text });
+    calledTool = calledToolOf(parsedBody);
+  }
+  const handler = createMcpHandler(() => buildServer(calledTool), {
     onerror: (error) => console.error(`[${requestId}] MCP request failed:`, error.message),
   });
-  return handler.fetch(request);
+  return handler.fetch(request, parsedBody === undefined ? undefined : { parsedBody });
+}
+
+/** A JSON-RPC error answer as the SDK writes its own (id null: the message was never read). */
+function jsonRpcError(status: number, code: number, message: string): Response {
+  return Response.json({ jsonrpc: "2.0", error: { code, message }, id: null }, { status });
 }

@@ -47,7 +47,7 @@ export function mcpBackendRouter(app: InProcessApp) {
         requestId,
         context: { requestId, route: (call) => callRoute(app, { apiKey }, call, { requestId, origin }) },
       };
-      return serveMcpRequest(c.req.raw, () => buildToolServer(SERVER_INFO, backendTools, implementations, session), requestId);
+      return serveMcpRequest(c.req.raw, (calledTool) => buildToolServer(SERVER_INFO, backendTools, implementations, session, calledTool), requestId);
     });
   }
   return router;
