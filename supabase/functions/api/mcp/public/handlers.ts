@@ -62,7 +62,7 @@ export function publicMcpRouter(app: InProcessApp) {
       oauth: { clientId: principal.clientId.slice(0, 200), grantId: principal.grantId, scopes: principal.scopes },
       context: { requestId, route: (call) => callRoute(app, { principal }, call, { requestId, origin }) },
     };
-    return serveMcpRequest(c.req.raw, () => buildToolServer(SERVER_INFO, toolsFor(principal.scopes) as never, implementations as never, session), requestId);
+    return serveMcpRequest(c.req.raw, (calledTool) => buildToolServer(SERVER_INFO, toolsFor(principal.scopes) as never, implementations as never, session, calledTool), requestId);
   });
   return router;
 }
