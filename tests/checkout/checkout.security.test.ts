@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { linkAddress } from "../../scripts/lib/admin-operations.ts";
-import { createTestContext, expectErrorBody, type TestContext, type UserWithKey } from "../setup/test-context.ts";
+import { createTestContext, expectErrorBody, type TestContext, type UserWithKey, PRODUCTION_REQUIREMENTS } from "../setup/test-context.ts";
 import { type CheckoutWorld, createSession, readSession, sessionRequest, startCheckoutWorld } from "./checkout-fixtures.ts";
 
 // A second configured chain whose RPC endpoint never answers (port 9 on loopback: discard, closed).
@@ -183,7 +183,7 @@ describe("in production", () => {
   let user: UserWithKey;
   let prodCollectionId: string;
   beforeAll(async () => {
-    t = await createTestContext({ APP_ENV: "production" });
+    t = await createTestContext({ APP_ENV: "production", ...PRODUCTION_REQUIREMENTS });
     user = await t.userWithKey(["checkout:create"]);
     // Registered behind the API's back: this context has no chain.
     const [row] = await t.owner<{ id: string }[]>`

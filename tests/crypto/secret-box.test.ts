@@ -1,6 +1,7 @@
 // Secrets sealed with the server key open only with that key, for the row they were sealed for, unaltered.
 import { randomBytes } from "node:crypto";
 import { describe, expect, it } from "vitest";
+import { PRODUCTION_REQUIREMENTS } from "../setup/test-context.ts";
 import { DEVELOPMENT_ENCRYPTION_KEY, loadConfig } from "../../supabase/functions/_shared/config.ts";
 import { SecretBox } from "../../supabase/functions/_shared/crypto/secret-box.ts";
 
@@ -31,8 +32,8 @@ describe("SecretBox", () => {
     await expect(SecretBox.fromBase64(randomBytes(16).toString("base64"))).rejects.toThrow(/32 bytes/);
     expect(await SecretBox.fromBase64(DEVELOPMENT_ENCRYPTION_KEY)).toBeInstanceOf(SecretBox);
     const base = { GATEWAY_DATABASE_URL: "postgres://localhost/x" };
-    expect(() => loadConfig({ ...base, APP_ENV: "production" })).toThrow(/SECRETS_ENCRYPTION_KEY/);
-    expect(loadConfig({ ...base, APP_ENV: "production", SECRETS_ENCRYPTION_KEY: newKey() }).APP_ENV).toBe("production");
+    expect(() => loadConfig({ ...base, ...PRODUCTION_REQUIREMENTS, APP_ENV: "production" })).toThrow(/SECRETS_ENCRYPTION_KEY/);
+    expect(loadConfig({ ...base, ...PRODUCTION_REQUIREMENTS, APP_ENV: "production", SECRETS_ENCRYPTION_KEY: newKey() }).APP_ENV).toBe("production");
   });
 
   it("EVM_CHAINS is a validated JSON list", () => {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { migrationFiles } from "../../scripts/lib/migrations.ts";
 import { REQUIRED_SCHEMA_VERSION } from "../../supabase/functions/_shared/db/schema-version.ts";
-import { createTestContext, expectErrorBody, type TestContext } from "../setup/test-context.ts";
+import { createTestContext, expectErrorBody, type TestContext, PRODUCTION_REQUIREMENTS } from "../setup/test-context.ts";
 
 let t: TestContext;
 beforeAll(async () => {
@@ -28,8 +28,7 @@ describe("health and readiness", () => {
   });
 
   it("/ready refuses, in production, a connection that could bypass RLS", async () => {
-    // What production requires besides: mail for the MCP sign-in, and its token secret.
-    const productionEnv = { APP_ENV: "production", SMTP_URL: "smtp://127.0.0.1:2525", MAIL_FROM: "Events <no-reply@example.com>", MCP_TOKEN_SECRET: "production-token-secret-0123456789-0123456789" };
+    const productionEnv = { APP_ENV: "production", ...PRODUCTION_REQUIREMENTS };
     const asOwner = await createTestContext({ ...productionEnv, GATEWAY_DATABASE_URL: t.url });
     try {
       await expectErrorBody(await asOwner.call("/ready"), 503, "unsafe_database_role");

@@ -1,15 +1,16 @@
 // The service's configuration: what loadConfig refuses and what it normalises.
 import { describe, expect, it } from "vitest";
 import { loadConfig } from "../../supabase/functions/_shared/config.ts";
+import { PRODUCTION_REQUIREMENTS } from "../setup/test-context.ts";
 
 const GATEWAY_DATABASE_URL = "postgres://postgres:postgres@127.0.0.1:54322/postgres";
 
 describe("configuration", () => {
   it("refuses the benchmark routes in production, and allows them elsewhere", () => {
-    expect(() => loadConfig({ GATEWAY_DATABASE_URL, APP_ENV: "production", ENABLE_BENCH_ROUTES: "true" })).toThrow(/ENABLE_BENCH_ROUTES/);
+    expect(() => loadConfig({ GATEWAY_DATABASE_URL, ...PRODUCTION_REQUIREMENTS, APP_ENV: "production", ENABLE_BENCH_ROUTES: "true" })).toThrow(/ENABLE_BENCH_ROUTES/);
     expect(loadConfig({ GATEWAY_DATABASE_URL, APP_ENV: "development", ENABLE_BENCH_ROUTES: "true" }).ENABLE_BENCH_ROUTES).toBe(true);
     const SECRETS_ENCRYPTION_KEY = Buffer.alloc(32, 7).toString("base64");
-    expect(loadConfig({ GATEWAY_DATABASE_URL, APP_ENV: "production", SECRETS_ENCRYPTION_KEY }).ENABLE_BENCH_ROUTES).toBe(false);
+    expect(loadConfig({ GATEWAY_DATABASE_URL, ...PRODUCTION_REQUIREMENTS, APP_ENV: "production", SECRETS_ENCRYPTION_KEY }).ENABLE_BENCH_ROUTES).toBe(false);
   });
 
   it("keeps PUBLIC_API_ROOT without a trailing slash, so links append /api/... cleanly", () => {

@@ -11,6 +11,13 @@ import { gatewayUrl, withDatabase } from "../../scripts/lib/local-postgres.ts";
 
 export const TEST_JWT_SECRET = "test-jwt-secret-that-is-long-enough-0123456789";
 
+/** What production requires besides APP_ENV and SECRETS_ENCRYPTION_KEY: mail and the token secret of the MCP sign-in. */
+export const PRODUCTION_REQUIREMENTS = {
+  SMTP_URL: "smtp://127.0.0.1:2525",
+  MAIL_FROM: "Events <no-reply@example.com>",
+  MCP_TOKEN_SECRET: "production-token-secret-0123456789-0123456789",
+};
+
 export function databaseUrl(name: string): string {
   return withDatabase(inject("serverUrl"), name);
 }
