@@ -353,4 +353,19 @@ create or replace function tests.complete_checkout_order(p_owner_id core.object_
   $$;
 
 revoke execute on all functions in schema tests from public;
+-- What a statement raises, as {code, hint, detail (when JSON)}; null when it succeeds. For asserting
+-- the PostgREST-style errors of the SQL functions (PTnnn, the hint as the API's code, JSON details).
+create or replace function tests.error_of(p_sql text) returns jsonb
+  language plpgsql
+  as $f$
+  declare v_state text; v_hint text; v_detail text;
+  begin
+    execute p_sql;
+    return null;
+  exception when others then
+    get stacked diagnostics v_state = returned_sqlstate, v_hint = pg_exception_hint, v_detail = pg_exception_detail;
+    return jsonb_strip_nulls(jsonb_build_object('code', v_state, 'hint', nullif(v_hint, ''),
+      'detail', case when v_detail like '{%' then v_detail::jsonb end));
+  end $f$;
+
 grant execute on all functions in schema tests to anon, authenticated, service_role;

@@ -7,18 +7,6 @@
 begin;
 select plan(27);
 
--- What a statement raises: {code, hint, detail (when JSON)}, or null when it succeeds.
-create function pg_temp.error_of(p_sql text) returns jsonb language plpgsql as $f$
-  declare v_state text; v_hint text; v_detail text;
-  begin
-    execute p_sql;
-    return null;
-  exception when others then
-    get stacked diagnostics v_state = returned_sqlstate, v_hint = pg_exception_hint, v_detail = pg_exception_detail;
-    return jsonb_strip_nulls(jsonb_build_object('code', v_state, 'hint', nullif(v_hint, ''),
-      'detail', case when v_detail like '{%' then v_detail::jsonb end));
-  end $f$;
-
 \set chain 31337
 \set wallet '0x00000000000000000000000000000000000000a1'
 \set unfunded '0x00000000000000000000000000000000000000a2'
@@ -125,14 +113,14 @@ select pg_temp.cancel_all();
 -- Who may ask.
 select tests.authenticate_as(:'carol');
 select is(
-  pg_temp.error_of(format($$select sponsorship.check(%s, %L, 'check_in', 'client-1', %L, '0x', 0, %L, null, 1, 1000)$$,
+  tests.error_of(format($$select sponsorship.check(%s, %L, 'check_in', 'client-1', %L, '0x', 0, %L, null, 1, 1000)$$,
                           :chain, :'wallet', :'target', :'actor')),
   '{"code": "PT403", "hint": "actor_not_linked"}'::jsonb,
   'PT403 actor_not_linked: someone who neither owns the sponsor nor linked the actor'
 );
 select tests.authenticate_as(:'bob');
 select is(
-  pg_temp.error_of(format($$select sponsorship.check(%s, %L, 'check_in', 'client-1', %L, '0x', 0, %L, null, 1, 1000)$$,
+  tests.error_of(format($$select sponsorship.check(%s, %L, 'check_in', 'client-1', %L, '0x', 0, %L, null, 1, 1000)$$,
                           :chain, :'wallet', :'target', '0x00000000000000000000000000000000000000b2')),
   '{"code": "PT403", "hint": "actor_not_linked"}'::jsonb,
   'nor may an actor ask for another actor'

@@ -9,18 +9,6 @@ select plan(27);
 
 grant usage on schema extensions to service_jobs;
 
--- What a statement raises: {code, hint, detail (when JSON)}, or null when it succeeds.
-create function pg_temp.error_of(p_sql text) returns jsonb language plpgsql as $f$
-  declare v_state text; v_hint text; v_detail text;
-  begin
-    execute p_sql;
-    return null;
-  exception when others then
-    get stacked diagnostics v_state = returned_sqlstate, v_hint = pg_exception_hint, v_detail = pg_exception_detail;
-    return jsonb_strip_nulls(jsonb_build_object('code', v_state, 'hint', nullif(v_hint, ''),
-      'detail', case when v_detail like '{%' then v_detail::jsonb end));
-  end $f$;
-
 \set chain 31337
 \set wallet '0x00000000000000000000000000000000000000a1'
 \set actor '0x00000000000000000000000000000000000000b1'
@@ -64,7 +52,7 @@ create function pg_temp.complete(p_reservation text, p_call_data text, p_mode te
         into v_result;
       return v_result;
     exception when others then
-      return pg_temp.error_of(v_call);
+      return tests.error_of(v_call);
     end $f$;
 
 select tests.create_user('alice@example.com') as alice \gset

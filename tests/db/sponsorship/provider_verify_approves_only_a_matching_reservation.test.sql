@@ -8,18 +8,6 @@ select plan(24);
 
 grant usage on schema extensions to service_jobs; -- pgTAP, for the assertions made as service_jobs
 
--- What a statement raises: {code, hint, detail (when JSON)}, or null when it succeeds.
-create function pg_temp.error_of(p_sql text) returns jsonb language plpgsql as $f$
-  declare v_state text; v_hint text; v_detail text;
-  begin
-    execute p_sql;
-    return null;
-  exception when others then
-    get stacked diagnostics v_state = returned_sqlstate, v_hint = pg_exception_hint, v_detail = pg_exception_detail;
-    return jsonb_strip_nulls(jsonb_build_object('code', v_state, 'hint', nullif(v_hint, ''),
-      'detail', case when v_detail like '{%' then v_detail::jsonb end));
-  end $f$;
-
 \set chain 31337
 \set wallet '0x00000000000000000000000000000000000000a1'
 \set actor '0x00000000000000000000000000000000000000b1'
@@ -130,13 +118,13 @@ reset role;
 -- Only the provider's verifier asks.
 select tests.authenticate_as(:'bob');
 select is(
-  pg_temp.error_of(format($$select sponsorship.provider_verify('client-1', %s, %L, %L, '0x', 0, 1)$$, :chain, :'actor', :'target')),
+  tests.error_of(format($$select sponsorship.provider_verify('client-1', %s, %L, %L, '0x', 0, 1)$$, :chain, :'actor', :'target')),
   '{"code": "42501"}'::jsonb,
   'a user cannot call provider_verify (approving their own reservation)'
 );
 select tests.authenticate_as(:'alice');
 select is(
-  pg_temp.error_of(format($$select sponsorship.provider_verify('client-1', %s, %L, %L, '0x', 0, 1)$$, :chain, :'actor', :'target')),
+  tests.error_of(format($$select sponsorship.provider_verify('client-1', %s, %L, %L, '0x', 0, 1)$$, :chain, :'actor', :'target')),
   '{"code": "42501"}'::jsonb,
   'nor can the sponsor''s owner'
 );

@@ -4,18 +4,6 @@
 begin;
 select plan(9);
 
--- What a statement raises: {code, hint, detail (when JSON)}, or null when it succeeds.
-create function pg_temp.error_of(p_sql text) returns jsonb language plpgsql as $f$
-  declare v_state text; v_hint text; v_detail text;
-  begin
-    execute p_sql;
-    return null;
-  exception when others then
-    get stacked diagnostics v_state = returned_sqlstate, v_hint = pg_exception_hint, v_detail = pg_exception_detail;
-    return jsonb_strip_nulls(jsonb_build_object('code', v_state, 'hint', nullif(v_hint, ''),
-      'detail', case when v_detail like '{%' then v_detail::jsonb end));
-  end $f$;
-
 \set chain 31337
 \set wallet '0x00000000000000000000000000000000000000a1'
 \set actor '0x00000000000000000000000000000000000000b1'
@@ -38,7 +26,7 @@ select is((select reason from sponsorship.check(:chain, :'wallet', 'check_in', '
   'eligible', 'the first check in the window');
 select is((select reason from sponsorship.check(:chain, :'wallet', 'check_in', 'client-1', :'target', '0x02', 0, :'actor', null, 10, 2)),
   'eligible', 'the second');
-select coalesce(pg_temp.error_of(format($$select sponsorship.check(%s, %L, 'check_in', 'client-1', %L, '0x03', 0, %L, null, 10, 2)$$,
+select coalesce(tests.error_of(format($$select sponsorship.check(%s, %L, 'check_in', 'client-1', %L, '0x03', 0, %L, null, 10, 2)$$,
   :chain, :'wallet', :'target', :'actor')), '{}') as refused \gset
 select is(:'refused'::jsonb - 'detail', '{"code": "PT429", "hint": "rate_limited"}', 'the third with p_rate_limit = 2 is PT429 rate_limited');
 select is((:'refused'::jsonb -> 'detail') - 'retryAfterSeconds', '{"limit": 2, "windowSeconds": 60}', 'its detail names the limit and the window');
@@ -54,10 +42,10 @@ select is((select reason from sponsorship.check(:chain, :'wallet', 'check_in', '
 select tests.authenticate_as(:'alice');
 select sponsorship.record_usage(:chain, :'wallet', 'nft_mint', :'actor', tests.tx_hash(10), 1, 1);
 select is(
-  pg_temp.error_of(format($$select sponsorship.record_usage(%s, %L, 'nft_mint', %L, %L, 1, 1)$$, :chain, :'wallet', :'actor', tests.tx_hash(11))) - 'detail',
+  tests.error_of(format($$select sponsorship.record_usage(%s, %L, 'nft_mint', %L, %L, 1, 1)$$, :chain, :'wallet', :'actor', tests.tx_hash(11))) - 'detail',
   '{"code": "PT429", "hint": "rate_limited"}', 'record_usage is limited too');
 select is(
-  pg_temp.error_of(format($$select sponsorship.record_deposit(%s, %L, %L, 1, %L, 1, 0)$$, :chain, :'wallet', tests.tx_hash(12), :'vault')) - 'detail',
+  tests.error_of(format($$select sponsorship.record_deposit(%s, %L, %L, 1, %L, 1, 0)$$, :chain, :'wallet', tests.tx_hash(12), :'vault')) - 'detail',
   '{"code": "PT429", "hint": "rate_limited"}', 'and record_deposit');
 
 select * from finish();

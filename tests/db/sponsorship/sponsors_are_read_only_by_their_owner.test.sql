@@ -5,18 +5,6 @@
 begin;
 select plan(15);
 
--- What a statement raises: {code, hint, detail (when JSON)}, or null when it succeeds.
-create function pg_temp.error_of(p_sql text) returns jsonb language plpgsql as $f$
-  declare v_state text; v_hint text; v_detail text;
-  begin
-    execute p_sql;
-    return null;
-  exception when others then
-    get stacked diagnostics v_state = returned_sqlstate, v_hint = pg_exception_hint, v_detail = pg_exception_detail;
-    return jsonb_strip_nulls(jsonb_build_object('code', v_state, 'hint', nullif(v_hint, ''),
-      'detail', case when v_detail like '{%' then v_detail::jsonb end));
-  end $f$;
-
 \set chain 31337
 \set wallet '0x00000000000000000000000000000000000000a1'
 \set actor '0x00000000000000000000000000000000000000b1'
@@ -58,7 +46,7 @@ select is_empty($$select * from sponsorship.usage$$, 'no usage');
 select is_empty($$select * from sponsorship.ledger_entries$$, 'no ledger entry');
 select is_empty($$select * from sponsorship.reservations$$, 'no reservation');
 select is(
-  pg_temp.error_of(format($$select * from sponsorship.balance(%s, %L)$$, :chain, :'wallet')),
+  tests.error_of(format($$select * from sponsorship.balance(%s, %L)$$, :chain, :'wallet')),
   '{"code": "PT404", "hint": "sponsor_not_found"}'::jsonb,
   'the balance of the wallet is PT404 sponsor_not_found (a link of that address on another chain does not count)'
 );
