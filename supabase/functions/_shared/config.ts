@@ -39,6 +39,18 @@ function safeJson(text: string): unknown {
   }
 }
 
+/** A setting written as JSON (default `fallback`), validated by `schema`; `shape` names it in the error. */
+function jsonSetting<T extends z.ZodTypeAny>(schema: T, fallback: string, shape: string) {
+  return z.string().default(fallback).transform((text, ctx): z.infer<T> => {
+    const parsed = schema.safeParse(safeJson(text));
+    if (!parsed.success) {
+      ctx.addIssue({ code: "custom", message: `${shape}: ${parsed.error.issues[0]?.message}` });
+      return z.NEVER;
+    }
+    return parsed.data;
+  });
+}
+
 /**
  * Outside production, without SECRETS_ENCRYPTION_KEY, secrets are sealed with this published key, so
  * `npm start` and the tests need no setup; production refuses to start without a key of its own.
@@ -80,14 +92,7 @@ const configSchema = z.object({
   // Where the hosted checkout page is served; the gateway serves it at the API root by default.
   CHECKOUT_UI_URL: z.string().url().optional().transform((url) => url?.replace(/\/+$/, "")),
   // The EVM chains the service reads: [{"chainId": 8453, "rpcUrl": "https://...", "confirmations": 3}].
-  EVM_CHAINS: z.string().default("[]").transform((text, ctx) => {
-    const parsed = evmChainsSchema.safeParse(safeJson(text));
-    if (!parsed.success) {
-      ctx.addIssue({ code: "custom", message: `a JSON array of {chainId, rpcUrl, confirmations}: ${parsed.error.issues[0]?.message}` });
-      return z.NEVER;
-    }
-    return parsed.data;
-  }),
+  EVM_CHAINS: jsonSetting(evmChainsSchema, "[]", "a JSON array of {chainId, rpcUrl, confirmations}"),
   // The service's key (0x + 64 hex) that signs dynamic-price mint vouchers; never logged.
   SERVICE_SIGNER_PRIVATE_KEY: z.string().regex(/^0x[0-9a-fA-F]{64}$/, "0x and 64 hex digits").optional(),
   // The local gateway (scripts/gateway.ts) only: run the checkout webhook dispatcher in-process
@@ -127,14 +132,7 @@ const configSchema = z.object({
   // nonce, fees raised by at least 12.5 %, within the sponsor's hold.
   RELAYER_REPLACE_AFTER_SECONDS: z.coerce.number().int().min(1).max(86_400).default(60),
   // Per-user limits per minute: {"check": 120, "depositsRecord": 30, "usageRecord": 600}.
-  SPONSORSHIP_RATE_LIMITS: z.string().default("{}").transform((text, ctx) => {
-    const parsed = sponsorshipRateLimitsSchema.safeParse(safeJson(text));
-    if (!parsed.success) {
-      ctx.addIssue({ code: "custom", message: `a JSON object of {check, depositsRecord, usageRecord}: ${parsed.error.issues[0]?.message}` });
-      return z.NEVER;
-    }
-    return parsed.data;
-  }),
+  SPONSORSHIP_RATE_LIMITS: jsonSetting(sponsorshipRateLimitsSchema, "{}", "a JSON object of {check, depositsRecord, usageRecord}"),
   // MCP endpoints (issue 10): requests per minute per token (an API key on /mcp/backend, an OAuth
   // grant on the public endpoint), counted in PostgreSQL (mcp.take_rate_limit): 429 rate_limited.
   MCP_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).max(1_000_000).default(120),
@@ -161,14 +159,7 @@ const configSchema = z.object({
   // How long the sign-in pages' own session (a cookie) lasts.
   MCP_BROWSER_SESSION_SECONDS: z.coerce.number().int().min(300).max(30 * 86_400).default(86_400),
   // Clients known without registration: [{"client_id": "...", "client_name": "...", "redirect_uris": ["..."]}].
-  MCP_PRE_REGISTERED_CLIENTS: z.string().default("[]").transform((text, ctx) => {
-    const parsed = preRegisteredClientsSchema.safeParse(safeJson(text));
-    if (!parsed.success) {
-      ctx.addIssue({ code: "custom", message: `a JSON array of {client_id, client_name, redirect_uris}: ${parsed.error.issues[0]?.message}` });
-      return z.NEVER;
-    }
-    return parsed.data;
-  }),
+  MCP_PRE_REGISTERED_CLIENTS: jsonSetting(preRegisteredClientsSchema, "[]", "a JSON array of {client_id, client_name, redirect_uris}"),
   // Dynamic Client Registration (RFC 7591) for clients without a metadata document; registrations per IP per hour.
   MCP_DYNAMIC_REGISTRATION: z.enum(["true", "false"]).default("true").transform((v) => v === "true"),
   MCP_REGISTRATIONS_PER_IP: z.coerce.number().int().min(1).max(100_000).default(20),
