@@ -2,7 +2,7 @@
 -- (core.rate_limit_windows), so the limit holds across gateway replicas. Over the limit the call is
 -- PT429 rate_limited, its detail saying when to retry (retryAfterSeconds, within the window).
 begin;
-select plan(9);
+select plan(11);
 
 \set chain 31337
 \set wallet '0x00000000000000000000000000000000000000a1'
@@ -47,6 +47,15 @@ select is(
 select is(
   tests.error_of(format($$select sponsorship.record_deposit(%s, %L, %L, 1, %L, 1, 0)$$, :chain, :'wallet', tests.tx_hash(12), :'vault')) - 'detail',
   '{"code": "PT429", "hint": "rate_limited"}', 'and record_deposit');
+
+-- The gateway takes the deposits limit in deposit_preflight, before it reads the chain (and calls
+-- record_deposit with a null limit): the preflight counts in the same window.
+select tests.authenticate_as(:'carol');
+select lives_ok(format($$select sponsorship.deposit_preflight(%s, %L, 1)$$, :chain, :'carols_actor'),
+  'deposit_preflight: the first in the window');
+select is(
+  tests.error_of(format($$select sponsorship.deposit_preflight(%s, %L, 1)$$, :chain, :'carols_actor')) - 'detail',
+  '{"code": "PT429", "hint": "rate_limited"}', 'deposit_preflight is limited: the gateway''s deposits/record');
 
 select * from finish();
 rollback;
