@@ -352,7 +352,51 @@ create or replace function tests.complete_checkout_order(p_owner_id core.object_
   end
   $$;
 
-revoke execute on all functions in schema tests from public;
+-- ============================================================================================
+-- Grants: which functions a role may execute, for the deny-by-default tests of each schema
+-- ============================================================================================
+
+-- Whether PUBLIC holds EXECUTE on the function, explicitly or by the default a function gets when
+-- nobody revoked it (a null proacl).
+create or replace function tests.is_executable_by_public(p_function regprocedure)
+  returns boolean
+  language sql stable
+  set search_path = ''
+  as $$
+    select exists (
+      select from pg_catalog.pg_proc p
+      cross join pg_catalog.aclexplode(coalesce(p.proacl, pg_catalog.acldefault('f', p.proowner))) a
+      where p.oid = p_function and a.grantee = 0 and a.privilege_type = 'EXECUTE'
+    )
+  $$;
+
+-- The functions of the schema that PUBLIC may execute, as sorted regprocedure texts. Raises when
+-- there is no such schema, so a misspelt name cannot pass for an empty list.
+create or replace function tests.functions_executable_by_public(p_schema text)
+  returns setof text
+  language sql stable
+  set search_path = ''
+  as $$
+    select p.oid::pg_catalog.regprocedure::text
+    from pg_catalog.pg_proc p
+    where p.pronamespace = p_schema::pg_catalog.regnamespace and tests.is_executable_by_public(p.oid)
+    order by 1
+  $$;
+
+-- The functions of the schema that the role may execute (granted to it, to a role it belongs to or
+-- to PUBLIC), as sorted regprocedure texts. Raises when there is no such role or schema.
+create or replace function tests.functions_executable_by(p_role text, p_schema text)
+  returns setof text
+  language sql stable
+  set search_path = ''
+  as $$
+    select p.oid::pg_catalog.regprocedure::text
+    from pg_catalog.pg_proc p
+    where p.pronamespace = p_schema::pg_catalog.regnamespace
+      and pg_catalog.has_function_privilege(p_role::pg_catalog.regrole, p.oid, 'execute')
+    order by 1
+  $$;
+
 -- What a statement raises, as {code, hint, detail (when JSON)}; null when it succeeds. For asserting
 -- the PostgREST-style errors of the SQL functions (PTnnn, the hint as the API's code, JSON details).
 create or replace function tests.error_of(p_sql text) returns jsonb
@@ -368,4 +412,5 @@ create or replace function tests.error_of(p_sql text) returns jsonb
       'detail', case when v_detail like '{%' then v_detail::jsonb end));
   end $f$;
 
+revoke execute on all functions in schema tests from public;
 grant execute on all functions in schema tests to anon, authenticated, service_role;

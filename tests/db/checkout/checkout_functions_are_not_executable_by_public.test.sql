@@ -4,25 +4,12 @@ begin;
 select plan(8);
 
 select is_empty(
-  $$
-    select p.oid::regprocedure::text as executable_by_public
-    from pg_proc p
-    join pg_namespace n on n.oid = p.pronamespace
-    where n.nspname = 'checkout'
-      and exists (
-        select from aclexplode(coalesce(p.proacl, acldefault('f', p.proowner))) a
-        where a.grantee = 0 and a.privilege_type = 'EXECUTE'
-      )
-    order by 1
-  $$,
+  $$select * from tests.functions_executable_by_public('checkout')$$,
   'no function in checkout is executable by PUBLIC'
 );
 
 select set_eq(
-  $$
-    select p.oid::regprocedure::text from pg_proc p join pg_namespace n on n.oid = p.pronamespace
-    where n.nspname = 'checkout' and has_function_privilege('anon', p.oid, 'execute')
-  $$,
+  $$select * from tests.functions_executable_by('anon', 'checkout')$$,
   array[
     'checkout.session_by_client_secret(core.object_id,bytea)',
     'checkout.record_payment_attempt(core.object_id,bytea,text)',
@@ -36,10 +23,7 @@ select set_eq(
 );
 
 select set_eq(
-  $$
-    select p.oid::regprocedure::text from pg_proc p join pg_namespace n on n.oid = p.pronamespace
-    where n.nspname = 'checkout' and has_function_privilege('authenticated', p.oid, 'execute')
-  $$,
+  $$select * from tests.functions_executable_by('authenticated', 'checkout')$$,
   array[
     'checkout.is_evm_address(text)',
     'checkout.status_as_read(text,timestamp with time zone)',
@@ -72,10 +56,7 @@ select is_empty(
 );
 
 select is_empty(
-  $$
-    select p.oid::regprocedure::text from pg_proc p join pg_namespace n on n.oid = p.pronamespace
-    where n.nspname = 'checkout' and has_function_privilege('api_gateway', p.oid, 'execute')
-  $$,
+  $$select * from tests.functions_executable_by('api_gateway', 'checkout')$$,
   'the login role executes none of them itself'
 );
 

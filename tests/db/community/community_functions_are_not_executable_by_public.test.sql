@@ -7,25 +7,12 @@ select tests.create_user('alice@example.com') as alice \gset
 select tests.create_hub(:'alice') as hub \gset
 
 select is_empty(
-  $$
-    select p.oid::regprocedure::text as executable_by_public
-    from pg_proc p
-    join pg_namespace n on n.oid = p.pronamespace
-    where n.nspname = 'community'
-      and exists (
-        select from aclexplode(coalesce(p.proacl, acldefault('f', p.proowner))) a
-        where a.grantee = 0 and a.privilege_type = 'EXECUTE'
-      )
-    order by 1
-  $$,
+  $$select * from tests.functions_executable_by_public('community')$$,
   'no function in community is executable by PUBLIC'
 );
 
 select set_eq(
-  $$
-    select p.oid::regprocedure::text from pg_proc p join pg_namespace n on n.oid = p.pronamespace
-    where n.nspname = 'community' and has_function_privilege('anon', p.oid, 'execute')
-  $$,
+  $$select * from tests.functions_executable_by('anon', 'community')$$,
   array[
     'community.is_time_zone(text)',
     'community.event_is_visible(community.publication_status,community.event_visibility,core.object_id,core.object_id)',
@@ -38,10 +25,7 @@ select set_eq(
 );
 
 select set_eq(
-  $$
-    select p.oid::regprocedure::text from pg_proc p join pg_namespace n on n.oid = p.pronamespace
-    where n.nspname = 'community' and has_function_privilege('authenticated', p.oid, 'execute')
-  $$,
+  $$select * from tests.functions_executable_by('authenticated', 'community')$$,
   array[
     'community.is_time_zone(text)',
     'community.event_is_visible(community.publication_status,community.event_visibility,core.object_id,core.object_id)',

@@ -14,17 +14,7 @@ select tests.create_user('alice@example.com') as alice \gset
 -- ------------------------------------------------------------------------------------------
 
 select is_empty(
-  $$
-    select p.oid::regprocedure::text as executable_by_public
-    from pg_proc p
-    join pg_namespace n on n.oid = p.pronamespace
-    where n.nspname = 'core'
-      and exists (
-        select from aclexplode(coalesce(p.proacl, acldefault('f', p.proowner))) a
-        where a.grantee = 0 and a.privilege_type = 'EXECUTE'
-      )
-    order by 1
-  $$,
+  $$select * from tests.functions_executable_by_public('core')$$,
   'no function in core is executable by PUBLIC'
 );
 

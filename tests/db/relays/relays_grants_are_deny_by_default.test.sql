@@ -8,20 +8,12 @@ select plan(8);
 grant usage on schema extensions to service_jobs; -- pgTAP, for the assertion made as service_jobs
 
 select is_empty(
-  $$
-    select p.oid::regprocedure::text from pg_proc p join pg_namespace n on n.oid = p.pronamespace
-    where n.nspname = 'relays'
-      and exists (select from aclexplode(coalesce(p.proacl, acldefault('f', p.proowner))) a
-                  where a.grantee = 0 and a.privilege_type = 'EXECUTE')
-  $$,
+  $$select * from tests.functions_executable_by_public('relays')$$,
   'no relays function is executable by PUBLIC'
 );
 
 select set_eq(
-  $$
-    select p.oid::regprocedure::text from pg_proc p join pg_namespace n on n.oid = p.pronamespace
-    where n.nspname = 'relays' and has_function_privilege('authenticated', p.oid, 'execute')
-  $$,
+  $$select * from tests.functions_executable_by('authenticated', 'relays')$$,
   array[
     'relays.reserve(bigint,text,sponsorship.operation_type,text,text,text,numeric,integer)',
     'relays.collection_for_mint(text)',
@@ -31,10 +23,7 @@ select set_eq(
 );
 
 select set_eq(
-  $$
-    select p.oid::regprocedure::text from pg_proc p join pg_namespace n on n.oid = p.pronamespace
-    where n.nspname = 'relays' and has_function_privilege('service_jobs', p.oid, 'execute')
-  $$,
+  $$select * from tests.functions_executable_by('service_jobs', 'relays')$$,
   array[
     'relays.sync_nonce(bigint,text,bigint)',
     'relays.take_nonce(bigint,text)',
@@ -51,9 +40,8 @@ select set_eq(
 
 select is_empty(
   $$
-    select p.oid::regprocedure::text from pg_proc p join pg_namespace n on n.oid = p.pronamespace
-    where n.nspname = 'relays' and (has_function_privilege('anon', p.oid, 'execute')
-      or has_function_privilege('api_gateway', p.oid, 'execute'))
+    select * from tests.functions_executable_by('anon', 'relays')
+    union all select * from tests.functions_executable_by('api_gateway', 'relays')
   $$,
   'anon and the login role execute none'
 );

@@ -41,13 +41,7 @@ select is_empty(
 );
 
 select results_eq(
-  $$
-    select p.oid::regprocedure::text
-    from pg_proc p
-    join pg_namespace n on n.oid = p.pronamespace
-    where n.nspname = 'sponsorship' and has_function_privilege('service_jobs', p.oid, 'execute')
-    order by 1
-  $$,
+  $$select * from tests.functions_executable_by('service_jobs', 'sponsorship')$$,
   $$values ('sponsorship.provider_verify(text,bigint,text,text,text,numeric,numeric)'),
           ('sponsorship.record_verification_refusal(text,bigint,text,numeric,text)'),
           ('sponsorship.release_expired_holds()')$$,

@@ -7,25 +7,17 @@ select plan(7);
 
 select is_empty(
   $$
-    select p.oid::regprocedure::text as executable_by_public
-    from pg_proc p
-    join pg_namespace n on n.oid = p.pronamespace
-    where (n.nspname = 'sponsorship' or p.oid in ('core.take_rate_limit(text,integer,integer)'::regprocedure,
-                                                  'core.purge_rate_limit_windows()'::regprocedure))
-      and exists (
-        select from aclexplode(coalesce(p.proacl, acldefault('f', p.proowner))) a
-        where a.grantee = 0 and a.privilege_type = 'EXECUTE'
-      )
-    order by 1
+    select * from tests.functions_executable_by_public('sponsorship')
+    union all
+    select f::text from unnest(array['core.take_rate_limit(text,integer,integer)'::regprocedure,
+                                     'core.purge_rate_limit_windows()'::regprocedure]) f
+    where tests.is_executable_by_public(f)
   $$,
   'no function in sponsorship, nor the rate limiter, is executable by PUBLIC'
 );
 
 select set_eq(
-  $$
-    select p.oid::regprocedure::text from pg_proc p join pg_namespace n on n.oid = p.pronamespace
-    where n.nspname = 'sponsorship' and has_function_privilege('authenticated', p.oid, 'execute')
-  $$,
+  $$select * from tests.functions_executable_by('authenticated', 'sponsorship')$$,
   array[
     'sponsorship.owns_wallet(bigint,text)',
     'sponsorship.owns_sponsor(bigint)',
@@ -64,9 +56,11 @@ select is_empty(
 
 select is_empty(
   $$
-    select p.oid::regprocedure::text from pg_proc p join pg_namespace n on n.oid = p.pronamespace
-    where (n.nspname = 'sponsorship' or p.oid = 'core.take_rate_limit(text,integer,integer)'::regprocedure)
-      and (has_function_privilege('anon', p.oid, 'execute') or has_function_privilege('api_gateway', p.oid, 'execute'))
+    select * from tests.functions_executable_by('anon', 'sponsorship')
+    union all select * from tests.functions_executable_by('api_gateway', 'sponsorship')
+    union all
+    select 'core.take_rate_limit(text,integer,integer)' where has_function_privilege('anon', 'core.take_rate_limit(text,integer,integer)', 'execute')
+      or has_function_privilege('api_gateway', 'core.take_rate_limit(text,integer,integer)', 'execute')
   $$,
   'anon and the login role execute none of them (nor take_rate_limit)'
 );
