@@ -125,31 +125,9 @@ create table mcp_oauth.revoked_access_tokens (
 );
 alter table mcp_oauth.revoked_access_tokens enable row level security;
 
--- ============================================================================================
--- Rate limits: core.rate_limit_windows, under buckets of our own (an address, an IP, a grant)
--- ============================================================================================
-create function mcp_oauth.take_rate_limit(p_bucket text, p_limit integer, p_window_seconds integer) returns void
-  language plpgsql volatile security definer
-  set search_path = ''
-  as $$
-  declare
-    v_window_start timestamptz := to_timestamp(floor(extract(epoch from now()) / p_window_seconds) * p_window_seconds);
-    v_hits integer;
-  begin
-    insert into core.rate_limit_windows as w (bucket, window_start, shard, hits)
-      values (p_bucket, v_window_start, pg_backend_pid() % 64, 1)
-      on conflict (bucket, window_start, shard) do update set hits = w.hits + 1;
-    select sum(w.hits) into v_hits from core.rate_limit_windows w
-      where w.bucket = p_bucket and w.window_start = v_window_start;
-    if v_hits > p_limit then
-      raise exception 'rate limit reached: at most % requests per % s', p_limit, p_window_seconds
-        using errcode = 'PT429', hint = 'rate_limited',
-              detail = json_build_object(
-                'retryAfterSeconds', ceil(extract(epoch from v_window_start + make_interval(secs => p_window_seconds) - now()))::integer,
-                'limit', p_limit, 'windowSeconds', p_window_seconds)::text;
-    end if;
-  end
-  $$;
+-- Rate limits are core.take_rate_limit's (fixed windows in core.rate_limit_windows, PT429 with
+-- retryAfterSeconds), its action naming our own bucket: an address, an IP, a grant. The gateway
+-- calls these functions without a user's claims, so every bucket's user part is 'anonymous'.
 
 -- ============================================================================================
 -- Sign-in by e-mail code
@@ -166,8 +144,8 @@ create function mcp_oauth.issue_sign_in_code(p_email text, p_ip text, p_code_has
     v_email text := lower(btrim(p_email));
     v_id core.object_id;
   begin
-    perform mcp_oauth.take_rate_limit('mcp_sign_in_code:address:' || v_email, p_per_address, p_window_seconds);
-    perform mcp_oauth.take_rate_limit('mcp_sign_in_code:ip:' || coalesce(p_ip, 'unknown'), p_per_ip, p_window_seconds);
+    perform core.take_rate_limit('mcp_sign_in_code:address:' || v_email, p_per_address, p_window_seconds);
+    perform core.take_rate_limit('mcp_sign_in_code:ip:' || coalesce(p_ip, 'unknown'), p_per_ip, p_window_seconds);
     update mcp_oauth.sign_in_codes set expires_at = least(expires_at, now())
       where lower(email) = v_email and consumed_at is null and expires_at > now();
     insert into mcp_oauth.sign_in_codes (email, code_hash, expires_at)
@@ -190,7 +168,7 @@ create function mcp_oauth.verify_sign_in_code(p_id text, p_email text, p_code_ha
   declare
     v_code record;
   begin
-    perform mcp_oauth.take_rate_limit('mcp_sign_in_verify:ip:' || coalesce(p_ip, 'unknown'), p_per_ip, p_window_seconds);
+    perform core.take_rate_limit('mcp_sign_in_verify:ip:' || coalesce(p_ip, 'unknown'), p_per_ip, p_window_seconds);
     if p_id !~ '^[0-9a-f]{24}$' then
       error := 'code_expired';
       return;
@@ -257,7 +235,7 @@ create function mcp_oauth.register_client(p_client_id text, p_client_name text, 
   set search_path = ''
   as $$
   begin
-    perform mcp_oauth.take_rate_limit('mcp_register:ip:' || coalesce(p_ip, 'unknown'), p_per_ip, p_window_seconds);
+    perform core.take_rate_limit('mcp_register:ip:' || coalesce(p_ip, 'unknown'), p_per_ip, p_window_seconds);
     insert into mcp_oauth.clients (client_id, kind, client_name, client_uri, redirect_uris)
       values (p_client_id, 'registered', p_client_name, p_client_uri, p_redirect_uris);
   end
@@ -441,7 +419,7 @@ create function mcp_oauth.access_allowed(p_grant_id text, p_jti uuid, p_per_minu
        or exists (select from mcp_oauth.revoked_access_tokens r where r.jti = p_jti) then
       raise exception 'the access token has been revoked' using errcode = 'PT401', hint = 'invalid_token';
     end if;
-    perform mcp_oauth.take_rate_limit('mcp_grant:' || p_grant_id, p_per_minute, 60);
+    perform core.take_rate_limit('mcp_grant:' || p_grant_id, p_per_minute, 60);
     if v_grant.last_used_at is null or v_grant.last_used_at < now() - interval '1 minute' then
       update mcp_oauth.grants g set last_used_at = now() where g.id = p_grant_id;
     end if;
