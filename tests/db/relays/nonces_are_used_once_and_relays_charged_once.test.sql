@@ -6,16 +6,9 @@ select plan(17);
 
 grant usage on schema extensions to service_jobs;
 
-create function pg_temp.error_of(p_sql text) returns text language plpgsql as $f$
-  declare v_hint text;
-  begin
-    execute p_sql;
-    return null;
-  exception when others then
-    get stacked diagnostics v_hint = pg_exception_hint;
-    return v_hint;
-  end $f$;
-grant execute on function pg_temp.error_of(text) to service_jobs, authenticated;
+-- tests.error_of (what a statement raises), for the refusals asserted as service_jobs too.
+grant usage on schema tests to service_jobs;
+grant execute on function tests.error_of(text) to service_jobs;
 
 \set chain 31337
 \set wallet '0x00000000000000000000000000000000000000a1'
@@ -35,13 +28,13 @@ select sponsorship.save_settings(:chain, :'wallet', '{venue_gasless}', null, nul
 
 -- An empty allowlist lets sponsorship.check pass any target, never a relay.
 select tests.authenticate_as(:'bob');
-select is(pg_temp.error_of(format('select * from relays.reserve(%s, %L, ''venue_gasless'', %L, ''0x01'', %L, 1000, 100)',
-  :chain, :'wallet', :'target', :'actor')), 'target_not_allowed', 'a venue relay needs an explicit allowlist');
+select is(tests.error_of(format('select * from relays.reserve(%s, %L, ''venue_gasless'', %L, ''0x01'', %L, 1000, 100)',
+  :chain, :'wallet', :'target', :'actor'))->>'hint', 'target_not_allowed', 'a venue relay needs an explicit allowlist');
 select tests.authenticate_as(:'alice');
 select sponsorship.save_settings(:chain, :'wallet', '{venue_gasless}', null, null, null, null, array[:'target'], '{}', null, null);
 select tests.authenticate_as(:'bob');
-select is(pg_temp.error_of(format('select * from relays.reserve(%s, %L, ''venue_gasless'', %L, ''0x01'', %L, 200000, 100)',
-  :chain, :'wallet', :'target', :'actor')), 'insufficient_balance', 'a hold beyond the balance is refused');
+select is(tests.error_of(format('select * from relays.reserve(%s, %L, ''venue_gasless'', %L, ''0x01'', %L, 200000, 100)',
+  :chain, :'wallet', :'target', :'actor'))->>'hint', 'insufficient_balance', 'a hold beyond the balance is refused');
 select reservation_id as r1 from relays.reserve(:chain, :'wallet', 'venue_gasless', :'target', '0x01', :'actor', 1000, 100) \gset
 select reservation_id as r2 from relays.reserve(:chain, :'wallet', 'venue_gasless', :'target', '0x02', :'actor', 1000, 100) \gset
 select reservation_id as r3 from relays.reserve(:chain, :'wallet', 'venue_gasless', :'target', '0x03', :'actor', 1000, 100) \gset
@@ -57,8 +50,8 @@ select is(relays.take_nonce(:chain, :'relayer'), 7::bigint, 'take_nonce: the nex
 select lives_ok(format($$select relays.record_signed(%L, %s, %L, 7, 'venue_gasless', null, %L, '0x01', 50, %L, '0x01', 10, 1)$$,
   :'r1', :chain, :'relayer', :'target', :'h101'), 'the first relay takes nonce 7');
 select is(relays.take_nonce(:chain, :'relayer'), 8::bigint, 'next_nonce moved by one');
-select is(pg_temp.error_of(format($$select relays.record_signed(%L, %s, %L, 7, 'venue_gasless', null, %L, '0x02', 50, %L, '0x02', 10, 1)$$,
-  :'r2', :chain, :'relayer', :'target', :'h102')), 'nonce_not_next', 'a used nonce is refused');
+select is(tests.error_of(format($$select relays.record_signed(%L, %s, %L, 7, 'venue_gasless', null, %L, '0x02', 50, %L, '0x02', 10, 1)$$,
+  :'r2', :chain, :'relayer', :'target', :'h102'))->>'hint', 'nonce_not_next', 'a used nonce is refused');
 select lives_ok(format($$select relays.record_signed(%L, %s, %L, 8, 'venue_gasless', null, %L, '0x02', 50, %L, '0x02', 10, 1)$$,
   :'r2', :chain, :'relayer', :'target', :'h102'), 'the second relay takes nonce 8');
 select is(relays.sync_nonce(:chain, :'relayer', 3), 9::bigint, 'sync_nonce never lowers next_nonce');
@@ -69,7 +62,7 @@ select throws_ok(format($$insert into relays.relays (reservation_id, kind, chain
 select id as relay1 from relays.relays where reservation_id = :'r1' \gset
 select id as relay2 from relays.relays where reservation_id = :'r2' \gset
 set local role service_jobs;
-select is(pg_temp.error_of(format($$select relays.add_attempt(%L, %L, '0x01', 11, 1)$$, :'relay1', :'h111')),
+select is(tests.error_of(format($$select relays.add_attempt(%L, %L, '0x01', 11, 1)$$, :'relay1', :'h111'))->>'hint',
   'replacement_underpriced', 'a replacement below +12.5 %% is refused');
 select is(relays.add_attempt(:'relay1', :'h111', '0x01', 12, 2), 2, 'a replacement at +20 %% is attempt 2');
 select is((select amount from relays.complete(:'relay1', :'h111', 700, false)), 700::numeric, 'completed with its cost');
