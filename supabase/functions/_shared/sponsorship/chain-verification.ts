@@ -182,11 +182,12 @@ const sameHex = (a: Hex, b: Hex) => a.toLowerCase() === b.toLowerCase();
 function l1Fee(receipt: TransactionReceipt): bigint {
   const fee = (receipt as { l1Fee?: unknown }).l1Fee;
   if (typeof fee === "bigint") return fee;
-  if (typeof fee === "string" && /^0x[0-9a-f]+$/i.test(fee)) return BigInt(fee);
+  if (typeof fee === "string" && /^(0x[0-9a-f]+|\d+)$/i.test(fee)) return BigInt(fee);
   return 0n;
 }
 
-const gasCost = (receipt: TransactionReceipt) => receipt.gasUsed * receipt.effectiveGasPrice + l1Fee(receipt);
+/** What a mined transaction cost its sender: gasUsed × effectiveGasPrice, plus any OP-stack L1 fee. */
+export const gasCost = (receipt: TransactionReceipt) => receipt.gasUsed * receipt.effectiveGasPrice + l1Fee(receipt);
 
 type Mined = { receipt: TransactionReceipt; transaction: Transaction };
 

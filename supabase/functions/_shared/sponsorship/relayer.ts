@@ -44,6 +44,7 @@ import { type Database, translateDatabaseError, type Tx } from "../db/database.t
 import type { AppServices } from "../http/context.ts";
 import { ApiError } from "../http/errors.ts";
 import { asServiceJobsOn } from "../webhooks/dispatcher.ts";
+import { gasCost } from "./chain-verification.ts";
 
 /** What the relayer needs of a key: its address and an EIP-1559 transaction signature. */
 export interface RelayerSigner {
@@ -290,11 +291,6 @@ export interface RelayPassOptions {
   settleOnly?: boolean;
 }
 
-function l1Fee(receipt: unknown): bigint {
-  const fee = (receipt as { l1Fee?: unknown }).l1Fee;
-  return typeof fee === "bigint" ? fee : typeof fee === "string" && /^(0x[0-9a-f]+|\d+)$/i.test(fee) ? BigInt(fee) : 0n;
-}
-
 async function receiptOf(client: ChainClient, hash: Hex) {
   try {
     return await getTransactionReceipt(client, { hash });
@@ -357,7 +353,7 @@ async function settleOrPush(
     if (!receipt) continue;
     // Mined, not confirmed enough yet (a receipt newer than the head read first counts as one confirmation).
     if (max(at.head, receipt.blockNumber) - receipt.blockNumber + 1n < BigInt(at.confirmations)) return;
-    const cost = receipt.gasUsed * receipt.effectiveGasPrice + l1Fee(receipt);
+    const cost = gasCost(receipt);
     const [row] = await serviceJobs(db, (tx) => tx<{ replayed: boolean }[]>`
       select replayed from relays.complete(${relay.id}, ${hash}, ${cost.toString()}::numeric, ${receipt.status !== "success"})`);
     if (!row!.replayed) outcome.completed++;
