@@ -22,36 +22,24 @@ select throws_ok(
   'a different price for the same order is a conflict'
 );
 
--- The hint and the differing fields, as the gateway maps them.
-create function pg_temp.conflict_of(p_sql text) returns jsonb language plpgsql as $$
-begin
-  execute p_sql;
-  return null;
-exception when others then
-  declare v_hint text; v_detail text;
-  begin
-    get stacked diagnostics v_hint = pg_exception_hint, v_detail = pg_exception_detail;
-    return jsonb_build_object('hint', v_hint, 'detail', v_detail::jsonb);
-  end;
-end $$;
-
+-- The hint and the differing fields, as the gateway maps them (tests.error_of).
 select is(
-  pg_temp.conflict_of(format(
+  tests.error_of(format(
     $$select * from checkout.create_session(%L, 'order-1', tests.checkout_fingerprint(%L::jsonb), %L::jsonb,
         tests.client_secret_hash('s3'), '\x00', now() + interval '1 hour')$$,
     :'collection',
     tests.checkout_request('2000', 'https://store.example/other-hook'),
     tests.checkout_request('2000', 'https://store.example/other-hook'))),
-  '{"hint": "idempotency_conflict", "detail": {"differingFields": ["items", "price", "webhookUrl"]}}'::jsonb,
+  '{"code": "PT409", "hint": "idempotency_conflict", "detail": {"differingFields": ["items", "price", "webhookUrl"]}}'::jsonb,
   'the conflict names the differing fields (items carry the price too), sorted'
 );
 
 select is(
-  pg_temp.conflict_of(format(
+  tests.error_of(format(
     $$select * from checkout.create_session(%L, 'order-1', tests.checkout_fingerprint(tests.checkout_request()),
         tests.checkout_request(), tests.client_secret_hash('s4'), '\x00', now() + interval '1 hour')$$,
     :'other_collection')),
-  '{"hint": "idempotency_conflict", "detail": {"differingFields": ["collectionId"]}}'::jsonb,
+  '{"code": "PT409", "hint": "idempotency_conflict", "detail": {"differingFields": ["collectionId"]}}'::jsonb,
   'another collection for the same order is a conflict naming collectionId'
 );
 

@@ -7,23 +7,6 @@ select plan(12);
 select tests.create_user('alice@example.com') as alice \gset
 select tests.create_user('bob@example.com') as bob \gset
 
--- The refusal's SQLSTATE, HINT and DETAIL, as the gateway reads them.
-create function pg_temp.refusal_of(p_statement text) returns jsonb
-  language plpgsql
-  as $$
-  declare
-    v_state text;
-    v_hint text;
-    v_detail text;
-  begin
-    execute p_statement;
-    return null;
-  exception when others then
-    get stacked diagnostics v_state = returned_sqlstate, v_hint = pg_exception_hint, v_detail = pg_exception_detail;
-    return jsonb_build_object('sqlstate', v_state, 'hint', v_hint, 'detail', v_detail::jsonb);
-  end
-  $$;
-grant execute on function pg_temp.refusal_of(text) to authenticated;
 
 select tests.authenticate_as(:'alice');
 
@@ -41,8 +24,8 @@ select throws_ok(
 
 -- All ten were issued in this transaction, so the oldest expires in exactly 10 minutes.
 select is(
-  pg_temp.refusal_of($$select core.issue_siwe_nonce('aliceNonce11')$$),
-  '{"sqlstate": "PT429", "hint": "rate_limited", "detail": {"retryAfterSeconds": 600, "limit": 10}}'::jsonb,
+  tests.error_of($$select core.issue_siwe_nonce('aliceNonce11')$$),
+  '{"code": "PT429", "hint": "rate_limited", "detail": {"retryAfterSeconds": 600, "limit": 10}}'::jsonb,
   'the refusal is rate_limited and names the wait and the limit'
 );
 
@@ -51,7 +34,7 @@ update core.siwe_nonces set expires_at = now() + interval '89.2 seconds' where n
 select tests.authenticate_as(:'alice');
 
 select is(
-  pg_temp.refusal_of($$select core.issue_siwe_nonce('aliceNonce11')$$) -> 'detail' -> 'retryAfterSeconds',
+  tests.error_of($$select core.issue_siwe_nonce('aliceNonce11')$$) -> 'detail' -> 'retryAfterSeconds',
   '90'::jsonb,
   'the wait is until the oldest live nonce expires, rounded up to whole seconds'
 );
