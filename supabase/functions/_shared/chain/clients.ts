@@ -39,3 +39,16 @@ export function publicClientFor(config: Config, chainId: number): ChainClient {
   clients.set(chainId, client);
   return client;
 }
+
+/**
+ * Awaits a chain read; an RPC failure (viem throws those) is a 502 `chain_unavailable`, as the
+ * request may succeed later. Our own ApiErrors (chain_not_supported, ...) pass as they are.
+ */
+export async function fromChain<T>(read: Promise<T>): Promise<T> {
+  try {
+    return await read;
+  } catch (error) {
+    if (error instanceof ApiError) throw error;
+    throw new ApiError(502, "chain_unavailable", "The chain's RPC endpoint did not answer; try again.");
+  }
+}

@@ -4,7 +4,7 @@ import type { RouteHandler } from "@hono/zod-openapi";
 import { type Address, getAddress, type Hex, type LocalAccount, TransactionReceiptNotFoundError } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { getTransactionReceipt } from "viem/actions";
-import { publicClientFor } from "../../_shared/chain/clients.ts";
+import { fromChain, publicClientFor } from "../../_shared/chain/clients.ts";
 import {
   checkoutRefFromId,
   encodeMint,
@@ -43,16 +43,6 @@ function voucherSigner(config: Config): LocalAccount {
   let signer = signers.get(config);
   if (!signer) signers.set(config, signer = privateKeyToAccount(config.SERVICE_SIGNER_PRIVATE_KEY as Hex));
   return signer;
-}
-
-/** Awaits a chain read; an RPC failure is a 502 (the request may succeed later), our own ApiErrors pass. */
-async function fromChain<T>(read: Promise<T>): Promise<T> {
-  try {
-    return await read;
-  } catch (error) {
-    if (error instanceof ApiError) throw error;
-    throw new ApiError(502, "chain_unavailable", "The chain's RPC endpoint did not answer; try again.");
-  }
 }
 
 const termsOf = (session: ClientSessionRow): CheckoutTerms => ({

@@ -2,7 +2,7 @@ import type { RouteHandler, z } from "@hono/zod-openapi";
 import { type Address, getAddress } from "viem";
 import { scopeOf } from "../../_shared/auth/principal.ts";
 import { type ChainRead, NATIVE_TOKEN, readCollectionOwner, readTokenDecimals, readTokenSymbol } from "../../_shared/chain/collection.ts";
-import { publicClientFor } from "../../_shared/chain/clients.ts";
+import { fromChain, publicClientFor } from "../../_shared/chain/clients.ts";
 import type { Tx } from "../../_shared/db/database.ts";
 import { createRouter } from "../../_shared/http/app.ts";
 import type { AppEnv } from "../../_shared/http/context.ts";
@@ -43,15 +43,6 @@ function toCollection(row: CollectionRow): Collection {
     ownerAddress: row.verified_owner_address,
     createdAt: row.created_at.toISOString(),
   };
-}
-
-/** A chain read's answer; a failure of the RPC itself (viem throws those) is a 502: the request may succeed later. */
-async function fromChain<T>(read: Promise<ChainRead<T>>): Promise<ChainRead<T>> {
-  try {
-    return await read;
-  } catch {
-    throw new ApiError(502, "chain_unavailable", "The chain's RPC endpoint did not answer; try again.");
-  }
 }
 
 /** A chain read's value; a refusal by the contract is the caller's 400 `code`. */
