@@ -330,7 +330,8 @@ async function relayChainOnce(
     from relays.pending(${chainId}, ${relayer}, 200)`)).filter((r) => !options.relayId || r.id === options.relayId);
   if (pending.length === 0) return;
   // Read before the receipts: a nonce below this count was consumed by a transaction already mined.
-  const minedCount = BigInt(await getTransactionCount(client, { address: signer.address, blockTag: "latest" }));
+  // Settling only (the status read) never looks at it: no RPC call for it on that path.
+  const minedCount = options.settleOnly ? 0n : BigInt(await getTransactionCount(client, { address: signer.address, blockTag: "latest" }));
   const head = await getBlockNumber(client, { cacheTime: 0 });
   const replaceAfterMs = options.replaceAfterMs ?? config.RELAYER_REPLACE_AFTER_SECONDS * 1000;
   for (const relay of pending) {
