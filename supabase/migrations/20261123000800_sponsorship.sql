@@ -514,8 +514,10 @@ create function sponsorship.check(
       return query select false, 'sponsor_not_found', null::core.object_id, null::timestamptz, 0::numeric;
       return;
     end if;
-    perform sponsorship.release_expired_of(v_sponsor.id);
-    select * into v_sponsor from sponsorship.sponsors s where s.id = v_sponsor.id;
+    -- Expired holds are released first; the row is read again only when that changed `held`.
+    if sponsorship.release_expired_of(v_sponsor.id) > 0 then
+      select * into v_sponsor from sponsorship.sponsors s where s.id = v_sponsor.id;
+    end if;
     v_available := v_sponsor.deposited - v_sponsor.spent - v_sponsor.held;
     select * into v_settings from sponsorship.settings s where s.sponsor_id = v_sponsor.id;
     v_has_settings := found;
