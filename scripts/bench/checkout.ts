@@ -1,15 +1,13 @@
 // Issue 8's session-creation figure: POST /api/v3/checkout/sessions at 50 connections (wrk, a new
 // externalOrderId per request) against pgbench calling checkout.create_session at the same
 // concurrency, in the key's scope as the API does, same run. Target: the API at least 50%.
-import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { join } from "node:path";
 import { writeFileSync } from "node:fs";
 import postgres from "postgres";
 import { startGatewayProcess } from "../lib/gateway-process.ts";
-import { gatewayUrl } from "../lib/local-postgres.ts";
 import { benchUserDatabase } from "./identity.ts";
-import { AS_DEPLOYED, BENCH_DIR, ensureWrk, formatTable, runWrk } from "./wrk.ts";
+import { AS_DEPLOYED, BENCH_DIR, ensureWrk, formatTable, runPgbench, runWrk } from "./wrk.ts";
 
 const CONNECTIONS = 50;
 const PAYER = "0x70997970C51812dc3A010C7d01b50e0d17dc79C8"; // the collection owner's linked address (anvil dev account 1)
@@ -46,7 +44,7 @@ function sessionBody(collectionId: string, orderId: string) {
  * pgbench's script: the statements of a creation, a new order, fingerprint and secret each time.
  * (The permission's colon is chr(58): pgbench would read `:create` as one of its variables.)
  */
-function pgbenchScript(url: string, key: string, template: { request: unknown }) {
+function pgbenchScript(key: string, template: { request: unknown }) {
   const keyHash = createHash("sha256").update(key).digest("hex");
   const request = JSON.stringify(template.request).replace(/'/g, "''");
   return `\\set n random(1, 1000000000000)
@@ -93,12 +91,7 @@ end
     runWrk("warm-up", gateway.url, { ...load, seconds: 2 });
     const api = runWrk("POST /api/v3/checkout/sessions (new order each)", gateway.url, load);
 
-    const script = join(BENCH_DIR, "checkout-sessions.sql");
-    writeFileSync(script, pgbenchScript(url, key, template!));
-    const out = execFileSync("/usr/lib/postgresql/15/bin/pgbench",
-      ["-n", "-M", "prepared", "-c", String(CONNECTIONS), "-j", "2", "-T", String(options.seconds), "-f", script, gatewayUrl(url)],
-      { encoding: "utf8" });
-    const tps = Math.round(Number(/tps = ([\d.]+)/.exec(out)?.[1]));
+    const tps = runPgbench(url, "checkout-sessions", pgbenchScript(key, template!), CONNECTIONS, options.seconds);
     console.log(formatTable([api]));
     console.log(`\npgbench calling checkout.create_session, ${CONNECTIONS} clients: ${tps} tps`);
     console.log(`session creation: API ${(api.requestsPerSecond / tps * 100).toFixed(0)}% of pgbench (target ≥ 50%), p99 ${api.p99Ms.toFixed(1)} ms`);

@@ -3,8 +3,7 @@
 //   (wrk), against pgbench running the very statements the API ran, at the same concurrency;
 // - cursor page 500 against page 1 (latency);
 // - venue autocomplete p99 at 10 connections over the full places table.
-import { execFileSync } from "node:child_process";
-import { mkdirSync, writeFileSync } from "node:fs";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import postgres from "postgres";
 import { createApiApp } from "../../supabase/functions/api/app.ts";
@@ -12,11 +11,11 @@ import { loadConfig } from "../../supabase/functions/_shared/config.ts";
 import { Database } from "../../supabase/functions/_shared/db/database.ts";
 import { createApiKey } from "../lib/admin-operations.ts";
 import { startGatewayProcess } from "../lib/gateway-process.ts";
-import { enableLocalGatewayLogin, gatewayUrl, LOCAL_DATABASE_URL, REPO_ROOT, startCluster, withDatabase } from "../lib/local-postgres.ts";
+import { enableLocalGatewayLogin, gatewayUrl, LOCAL_DATABASE_URL, startCluster, withDatabase } from "../lib/local-postgres.ts";
 import { migrate, migrationFiles } from "../lib/migrations.ts";
 import { loadPlaces } from "../lib/places.ts";
 import { ensureCommunityData } from "./community-data.ts";
-import { AS_DEPLOYED, BENCH_DIR, ensureWrk, formatTable, type LoadResult, runWrk } from "./wrk.ts";
+import { AS_DEPLOYED, BENCH_DIR, ensureWrk, formatTable, type LoadResult, runPgbench, runWrk } from "./wrk.ts";
 
 const HUB_SEARCH_WORD = "festival";
 
@@ -68,17 +67,6 @@ async function capturePgbenchScript(url: string, key: string, path: string): Pro
   if (response.status !== 200) throw new Error(`${path} answered ${response.status}: ${await response.text()}`);
   await sql.end();
   return statements.map((s) => `${s};`).join("\n") + "\n";
-}
-
-function runPgbench(url: string, name: string, script: string, clients: number, seconds: number): number {
-  mkdirSync(BENCH_DIR, { recursive: true });
-  const file = join(BENCH_DIR, `${name}.sql`);
-  writeFileSync(file, script);
-  const out = execFileSync("/usr/lib/postgresql/15/bin/pgbench",
-    ["-n", "-M", "prepared", "-c", String(clients), "-j", "2", "-T", String(seconds), "-f", file, gatewayUrl(url)], { encoding: "utf8" });
-  const tps = /tps = ([\d.]+)/.exec(out);
-  if (!tps) throw new Error(`could not parse pgbench output:\n${out}`);
-  return Math.round(Number(tps[1]));
 }
 
 async function latencies(url: string, key: string, count: number): Promise<{ p50: number; p99: number }> {

@@ -32,7 +32,7 @@ import postgres from "postgres";
 import { startGatewayProcess } from "../lib/gateway-process.ts";
 import { gatewayUrl } from "../lib/local-postgres.ts";
 import { benchUserDatabase } from "./identity.ts";
-import { AS_DEPLOYED, BENCH_DIR, ensureWrk, formatTable, runWrk } from "./wrk.ts";
+import { AS_DEPLOYED, BENCH_DIR, ensureWrk, formatTable, runPgbench, runWrk } from "./wrk.ts";
 
 const CONNECTIONS = 50;
 const EVENTS = 50;
@@ -192,13 +192,8 @@ async function inProcessToolsListMs(): Promise<number> {
  * Statements per second of one of the MCP path's writes at CONNECTIONS clients, as the gateway sends
  * it for an API key: one statement that enters the key's scope itself (no transaction block).
  */
-function pgbenchTps(url: string, name: string, statement: string, seconds: number): number {
-  const file = join(BENCH_DIR, `${name}.sql`);
-  writeFileSync(file, `${statement};\n`);
-  const out = execFileSync("/usr/lib/postgresql/15/bin/pgbench",
-    ["-n", "-M", "prepared", "-c", String(CONNECTIONS), "-j", "2", "-T", String(seconds), "-f", file, gatewayUrl(url)], { encoding: "utf8" });
-  return Math.round(Number(/tps = ([\d.]+)/.exec(out)?.[1]));
-}
+const pgbenchTps = (url: string, name: string, statement: string, seconds: number) =>
+  runPgbench(url, name, `${statement};\n`, CONNECTIONS, seconds);
 
 /**
  * The public endpoint's OAuth token check, in two parts: verifying the access token in process

@@ -2,15 +2,13 @@
 // (wrk) against pgbench calling sponsorship.check at the same concurrency, in the key's scope as
 // the API does, same run (target: the API at least 50%); then one hot sponsor taking every check
 // (target: at least 1,000 checks per second, no overdraft, no deadlock).
-import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import postgres from "postgres";
 import { startGatewayProcess } from "../lib/gateway-process.ts";
-import { gatewayUrl } from "../lib/local-postgres.ts";
 import { benchUserDatabase } from "./identity.ts";
-import { AS_DEPLOYED, BENCH_DIR, ensureWrk, formatTable, runWrk } from "./wrk.ts";
+import { AS_DEPLOYED, BENCH_DIR, ensureWrk, formatTable, runPgbench, runWrk } from "./wrk.ts";
 
 const CONNECTIONS = 50;
 const SPONSORS = 1000;
@@ -78,13 +76,6 @@ commit;
 `;
 }
 
-function pgbench(url: string, script: string, seconds: number): number {
-  const out = execFileSync("/usr/lib/postgresql/15/bin/pgbench",
-    ["-n", "-M", "prepared", "-c", String(CONNECTIONS), "-j", "2", "-T", String(seconds), "-f", script, gatewayUrl(url)],
-    { encoding: "utf8" });
-  return Math.round(Number(/tps = ([\d.]+)/.exec(out)?.[1]));
-}
-
 /** No sponsor may be overdrawn, and the rows must equal their ledgers. */
 async function ledgerHolds(url: string): Promise<{ overdrawn: number; unexplained: number; holds: number }> {
   const owner = postgres(url, { max: 1, onnotice: () => {} });
@@ -127,9 +118,7 @@ export async function benchSponsorship(options: { seconds: number }) {
     const load = { connections: CONNECTIONS, seconds: options.seconds };
     runWrk("warm-up", gateway.url, { ...load, seconds: 2, script: spread });
     const apiSpread = runWrk(`POST /api/v3/sponsorship/check (${SPONSORS} sponsors)`, gateway.url, { ...load, script: spread });
-    const script = join(BENCH_DIR, "sponsorship-check.sql");
-    writeFileSync(script, pgbenchScript(key, SPONSORS));
-    const tps = pgbench(url, script, options.seconds);
+    const tps = runPgbench(url, "sponsorship-check", pgbenchScript(key, SPONSORS), CONNECTIONS, options.seconds);
     const apiHot = runWrk("POST /api/v3/sponsorship/check (1 hot sponsor)", gateway.url, { ...load, script: hot });
     const ledger = await ledgerHolds(url);
 

@@ -1,8 +1,8 @@
 // Load from a second process: wrk (Debian package), parsed into numbers.
 import { execFile, execFileSync } from "node:child_process";
-import { mkdirSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { ensurePackages, REPO_ROOT } from "../lib/local-postgres.ts";
+import { ensurePackages, gatewayUrl, REPO_ROOT } from "../lib/local-postgres.ts";
 
 /**
  * The gateway as the service is deployed: Deno.serve alone. `npm start`'s header-read guard (a relay
@@ -79,4 +79,19 @@ export function formatTable(rows: LoadResult[]): string {
   const lines = ["| route | conns | req/s | p50 ms | p99 ms | non-2xx |", "|---|---|---|---|---|---|"];
   for (const r of rows) lines.push(`| ${r.name} | ${r.connections} | ${r.requestsPerSecond} | ${r.p50Ms.toFixed(2)} | ${r.p99Ms.toFixed(2)} | ${r.non2xx} |`);
   return lines.join("\n");
+}
+
+/**
+ * pgbench's transactions per second for `script` (written to BENCH_DIR/<name>.sql) at `clients`
+ * clients, logged in as the service's role: the database's own pace for the work a route does.
+ */
+export function runPgbench(url: string, name: string, script: string, clients: number, seconds: number): number {
+  mkdirSync(BENCH_DIR, { recursive: true });
+  const file = join(BENCH_DIR, `${name}.sql`);
+  writeFileSync(file, script);
+  const out = execFileSync("/usr/lib/postgresql/15/bin/pgbench",
+    ["-n", "-M", "prepared", "-c", String(clients), "-j", "2", "-T", String(seconds), "-f", file, gatewayUrl(url)], { encoding: "utf8" });
+  const tps = /tps = ([\d.]+)/.exec(out);
+  if (!tps) throw new Error(`could not parse pgbench output:\n${out}`);
+  return Math.round(Number(tps[1]));
 }
