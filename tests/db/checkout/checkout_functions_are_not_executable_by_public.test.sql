@@ -47,10 +47,11 @@ select is_empty(
 
 select is_empty(
   $$
-    select p.oid::regprocedure::text from pg_proc p join pg_namespace n on n.oid = p.pronamespace
-    where n.nspname = 'checkout' and p.proname in ('complete_locked_session', 'session_for_client_secret')
-      and (has_function_privilege('anon', p.oid, 'execute') or has_function_privilege('authenticated', p.oid, 'execute')
-        or has_function_privilege('service_jobs', p.oid, 'execute') or has_function_privilege('service_role', p.oid, 'execute'))
+    -- By regproc, so a renamed or missing internal fails here instead of leaving nothing to check.
+    select f::regprocedure::text
+    from unnest(array['checkout.complete_locked_session'::regproc, 'checkout.session_for_client_secret'::regproc]) f
+    where has_function_privilege('anon', f, 'execute') or has_function_privilege('authenticated', f, 'execute')
+      or has_function_privilege('service_jobs', f, 'execute') or has_function_privilege('service_role', f, 'execute')
   $$,
   'the internals behind the doors (complete_locked_session, session_for_client_secret) are nobody''s'
 );

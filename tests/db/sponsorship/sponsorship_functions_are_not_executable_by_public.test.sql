@@ -45,13 +45,16 @@ select is_empty(
 
 select is_empty(
   $$
-    select p.oid::regprocedure::text from pg_proc p join pg_namespace n on n.oid = p.pronamespace
-    where n.nspname = 'sponsorship'
-      and p.proname in ('lock_sponsor', 'release_expired_of', 'available_of', 'refuse_ledger_change')
-      and (has_function_privilege('anon', p.oid, 'execute') or has_function_privilege('authenticated', p.oid, 'execute')
-        or has_function_privilege('service_jobs', p.oid, 'execute') or has_function_privilege('service_role', p.oid, 'execute'))
+    -- By regproc, so a renamed or missing internal fails here instead of leaving nothing to check
+    -- (a name matching no function, as available_of did, made the list shorter without a word).
+    select f::regprocedure::text
+    from unnest(array['sponsorship.lock_sponsor'::regproc, 'sponsorship.release_expired_of'::regproc,
+                      'sponsorship.lock_own_reservation'::regproc, 'sponsorship.require_owned_wallet'::regproc,
+                      'sponsorship.mismatched_field'::regproc, 'sponsorship.refuse_ledger_change'::regproc]) f
+    where has_function_privilege('anon', f, 'execute') or has_function_privilege('authenticated', f, 'execute')
+      or has_function_privilege('service_jobs', f, 'execute') or has_function_privilege('service_role', f, 'execute')
   $$,
-  'the internals (lock_sponsor, release_expired_of, available_of, the ledger trigger) are nobody''s'
+  'the internals (lock_sponsor, release_expired_of, lock_own_reservation, require_owned_wallet, mismatched_field, the ledger trigger) are nobody''s'
 );
 
 select is_empty(
