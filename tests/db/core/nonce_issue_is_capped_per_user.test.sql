@@ -7,7 +7,6 @@ select plan(12);
 select tests.create_user('alice@example.com') as alice \gset
 select tests.create_user('bob@example.com') as bob \gset
 
-
 select tests.authenticate_as(:'alice');
 
 select lives_ok(
