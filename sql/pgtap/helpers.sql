@@ -106,14 +106,21 @@ create or replace function tests.clear_authentication()
 -- API keys and addresses, arranged as the operator would (the admin CLI runs as service_role)
 -- ============================================================================================
 
--- What the gateway looks a presented key up by: SHA-256 of its UTF-8 text.
-create or replace function tests.api_key_hash(p_key text)
+-- SHA-256 of a text's UTF-8 bytes: how the gateway hashes keys, client secrets and requests.
+create or replace function tests.sha256_of(p_text text)
   returns bytea
   language sql immutable
   set search_path = ''
   as $$
-    select pg_catalog.sha256(pg_catalog.convert_to(p_key, 'UTF8'))
+    select pg_catalog.sha256(pg_catalog.convert_to(p_text, 'UTF8'))
   $$;
+
+-- What the gateway looks a presented key up by.
+create or replace function tests.api_key_hash(p_key text)
+  returns bytea
+  language sql immutable
+  set search_path = ''
+  as $$ select tests.sha256_of(p_key) $$;
 
 -- Stores a key given in full (`sk_<8 chars>_<secret>`); returns its id.
 create or replace function tests.create_api_key(
@@ -278,23 +285,19 @@ create or replace function tests.checkout_request(
       'price', p_price)
   $$;
 
--- The request's fingerprint: SHA-256 of its canonical text (the gateway computes its own).
+-- The request's fingerprint: the hash of its canonical text (the gateway computes its own).
 create or replace function tests.checkout_fingerprint(p_request jsonb)
   returns bytea
   language sql immutable
   set search_path = ''
-  as $$
-    select pg_catalog.sha256(pg_catalog.convert_to(p_request::text, 'UTF8'))
-  $$;
+  as $$ select tests.sha256_of(p_request::text) $$;
 
--- What the gateway stores of a client secret: its SHA-256.
+-- What the gateway stores of a client secret: its hash.
 create or replace function tests.client_secret_hash(p_secret text)
   returns bytea
   language sql immutable
   set search_path = ''
-  as $$
-    select pg_catalog.sha256(pg_catalog.convert_to(p_secret, 'UTF8'))
-  $$;
+  as $$ select tests.sha256_of(p_secret) $$;
 
 -- Creates a session through checkout.create_session as its owner would (authenticated), then
 -- returns to the database owner; returns the session id. The secret's "ciphertext" is its text.
