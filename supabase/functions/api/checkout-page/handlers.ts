@@ -1,8 +1,8 @@
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
-import type { ClaimsScope } from "../../_shared/db/database.ts";
 import { createRouter } from "../../_shared/http/app.ts";
 import { ApiError } from "../../_shared/http/errors.ts";
+import { CHECKOUT_PAGE_SCOPE } from "../checkout/client-session.ts";
 import { CHECKOUT_ASSET_PATHS, CHECKOUT_PAGE_PATH, checkoutPageHeaders, SDK_SCRIPT_PATH } from "./routes.ts";
 
 // The page's own files, read once at start. Their URLs carry a hash of their content, so they can
@@ -14,8 +14,6 @@ const version = createHash("sha256").update(script).update(style).digest("hex").
 const html = read("page.html").replaceAll("__VERSION__", version);
 
 const OBJECT_ID = /^[0-9a-f]{24}$/;
-/** The page's role: allowed_origin_of is the one thing anon may learn about a session without its secret. */
-const PAGE_SCOPE: ClaimsScope = { kind: "claims", role: "anon", claims: { role: "anon" } };
 const IMMUTABLE = "public, max-age=31536000, immutable";
 
 let sdkScript: Promise<string | null> | undefined;
@@ -58,7 +56,8 @@ checkoutPageRouter.get(CHECKOUT_PAGE_PATH, async (c) => {
   // Any id gets the page (it shows the error itself); an unknown one may be framed by nobody.
   let allowedOrigin: string | null = null;
   if (OBJECT_ID.test(checkoutId)) {
-    const [row] = await c.get("db").statement(PAGE_SCOPE, (tx) =>
+    // As anon: allowed_origin_of is the one thing anon may learn about a session without its secret.
+    const [row] = await c.get("db").statement(CHECKOUT_PAGE_SCOPE, (tx) =>
       tx<{ origin: string | null }[]>`select checkout.allowed_origin_of(${checkoutId}) as origin`);
     allowedOrigin = row?.origin ?? null;
   }
