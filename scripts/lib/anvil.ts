@@ -1,11 +1,12 @@
 // A local EVM chain: anvil from @foundry-rs/anvil (DESIGN, Chains), for the chain tests and the
 // local demo. Runs under Node (vitest) and Deno (npm start): node: APIs only.
 import { type ChildProcess, spawn } from "node:child_process";
-import { createServer } from "node:net";
 import { join, resolve } from "node:path";
 import process from "node:process";
 import { fileURLToPath } from "node:url";
 import { type HDAccount, mnemonicToAccount } from "viem/accounts";
+// A port free on loopback right now; anvil binds it a moment later (a lost race is retried below).
+import { freePort } from "./gateway-process.ts";
 
 const REPO_ROOT = resolve(fileURLToPath(new URL("../..", import.meta.url)));
 const ANVIL_BIN = join(REPO_ROOT, "node_modules/.bin/anvil");
@@ -22,19 +23,6 @@ export interface Anvil {
   /** The dev accounts, funded at genesis; index 0 is the usual deployer. */
   accounts: HDAccount[];
   stop(): Promise<void>;
-}
-
-/** A port free on loopback right now; anvil binds it a moment later (a lost race is retried). */
-function freePort(): Promise<number> {
-  return new Promise((resolvePort, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      const port = typeof address === "object" && address ? address.port : 0;
-      server.close(() => resolvePort(port));
-    });
-  });
 }
 
 async function answersChainId(rpcUrl: string): Promise<boolean> {
