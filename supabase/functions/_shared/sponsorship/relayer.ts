@@ -39,7 +39,7 @@ import {
 import { privateKeyToAccount } from "viem/accounts";
 import { estimateFeesPerGas, estimateGas, getBlockNumber, getTransactionCount, getTransactionReceipt, sendRawTransaction } from "viem/actions";
 import type { Config } from "../config.ts";
-import { publicClientFor, type ChainClient } from "../chain/clients.ts";
+import { type ChainClient, fromChain, publicClientFor } from "../chain/clients.ts";
 import { type Database, translateDatabaseError, type Tx } from "../db/database.ts";
 import type { AppServices } from "../http/context.ts";
 import { ApiError } from "../http/errors.ts";
@@ -147,12 +147,7 @@ export async function planRelay(client: ChainClient, from: Address, to: Address,
     }
     throw new ApiError(422, "relay_would_revert", "The call reverts when the relayer sends it: nothing was signed or charged.");
   }
-  let fees: { maxFeePerGas: bigint; maxPriorityFeePerGas: bigint };
-  try {
-    fees = await estimateFeesPerGas(client, { chain: null, type: "eip1559" });
-  } catch {
-    throw new ApiError(502, "chain_unavailable", "The chain's RPC endpoint did not answer; try again.");
-  }
+  const fees = await fromChain(estimateFeesPerGas(client, { chain: null, type: "eip1559" }));
   const gas = estimated + estimated / 5n;
   return { gas, ...fees, worstCase: gas * fees.maxFeePerGas };
 }
@@ -206,12 +201,7 @@ export async function submitRelay(
 ): Promise<RelaySubmission> {
   const { db, config } = services;
   const client = publicClientFor(config, input.chainId);
-  try {
-    await ensureSynced(db, client, input.chainId, signer.address);
-  } catch (error) {
-    if (error instanceof ApiError) throw error;
-    throw new ApiError(502, "chain_unavailable", "The chain's RPC endpoint did not answer; try again.");
-  }
+  await fromChain(ensureSynced(db, client, input.chainId, signer.address));
   const relayer = lower(signer.address);
   const recorded = await serviceJobs(db, async (tx) => {
     const [taken] = await tx<{ nonce: bigint }[]>`select relays.take_nonce(${input.chainId}, ${relayer}) as nonce`;

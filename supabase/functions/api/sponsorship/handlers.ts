@@ -5,7 +5,7 @@
 import type { RouteHandler, z } from "@hono/zod-openapi";
 import { type Address, getAddress, type Hex } from "viem";
 import { scopeOf } from "../../_shared/auth/principal.ts";
-import { publicClientFor } from "../../_shared/chain/clients.ts";
+import { fromChain, publicClientFor } from "../../_shared/chain/clients.ts";
 import type { Fragment } from "postgres";
 import type { Tx } from "../../_shared/db/database.ts";
 import { createRouter } from "../../_shared/http/app.ts";
@@ -20,15 +20,6 @@ import { VERIFIER_SECRET_HEADER } from "./verifier-secret.ts";
 const lower = (value: string) => value.toLowerCase();
 const sponsorOf = (input: { walletAddress: string; chainId: number }) => ({ chainId: input.chainId, wallet: lower(input.walletAddress) });
 const iso = (date: Date | null) => date?.toISOString() ?? null;
-
-/** A chain read that failed (RPC down) is the request's 502; the request may succeed later. */
-async function fromChain<T>(read: Promise<T>): Promise<T> {
-  try {
-    return await read;
-  } catch {
-    throw new ApiError(502, "chain_unavailable", "The chain's RPC endpoint did not answer; try again.");
-  }
-}
 
 /** 404 sponsor_not_found unless the caller linked the wallet on the chain (one statement of `tx`). */
 async function requireOwnedWallet(tx: Tx, chainId: number, wallet: string): Promise<void> {
@@ -341,7 +332,8 @@ export const recordDeposit: RouteHandler<typeof routes.recordDeposit, AppEnv> = 
   const scope = scopeOf(c.get("principal"));
   const db = c.get("db");
   const client = publicClientFor(config, chainId);
-  const vault = config.EVM_CHAINS.find((entry) => entry.chainId === chainId)?.sponsorshipVault;
+  const chain = config.EVM_CHAINS.find((entry) => entry.chainId === chainId);
+  const vault = chain?.sponsorshipVault;
   if (!vault) throw new ApiError(400, "sponsorship_vault_not_configured", `No sponsorship vault is configured for chain ${chainId}.`);
   // The rate limit and the ownership are checked before the chain is called: RPC calls are not free.
   await db.statement(scope, (tx) => tx`select sponsorship.deposit_preflight(${chainId}, ${wallet}, ${config.SPONSORSHIP_RATE_LIMITS.depositsRecord}::integer)`);
@@ -350,7 +342,7 @@ export const recordDeposit: RouteHandler<typeof routes.recordDeposit, AppEnv> = 
     txHash,
     sponsor: getAddress(wallet),
     vault: getAddress(vault),
-    confirmations: config.EVM_CHAINS.find((entry) => entry.chainId === chainId)?.confirmations ?? 1,
+    confirmations: chain?.confirmations ?? 1,
   }));
   if (!deposit.ok) {
     if (deposit.pending) return c.json({ status: "pending" as const, reason: deposit.code as "receipt_not_found", message: deposit.message }, 202);
