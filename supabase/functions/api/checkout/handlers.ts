@@ -1,4 +1,5 @@
 import type { RouteHandler, z } from "@hono/zod-openapi";
+import { randomBytes } from "node:crypto";
 import { isIP } from "node:net";
 import { scopeOf } from "../../_shared/auth/principal.ts";
 import { isLoopbackHost } from "../../_shared/chain/clients.ts";
@@ -38,13 +39,10 @@ function secretBoxOf(config: Config): Promise<SecretBox> {
  */
 const clientSecretAssociatedData = (ownerId: string, externalOrderId: string) => `checkout-client-secret:${ownerId}:${externalOrderId}`;
 
-const base64url = (bytes: Uint8Array) => btoa(String.fromCharCode(...bytes)).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
-const randomBytes = (count: number) => crypto.getRandomValues(new Uint8Array(count));
-
 /** `cs_` + 32 random bytes, base64url: safe in a URL fragment and a header. */
-const newClientSecret = () => `cs_${base64url(randomBytes(32))}`;
+const newClientSecret = () => `cs_${randomBytes(32).toString("base64url")}`;
 /** Standard Webhooks' form (`whsec_` + the base64 key), so its libraries verify our signatures as they are. */
-const newWebhookSecret = () => `whsec_${btoa(String.fromCharCode(...randomBytes(32)))}`;
+const newWebhookSecret = () => `whsec_${randomBytes(32).toString("base64")}`;
 
 // ---- Creating a session ----
 
