@@ -57,8 +57,6 @@ export interface RelayerSigner {
 export const MAX_ATTEMPTS = 6;
 /** The hold when the caller names none: twice the first attempt's worst case (room for ~5 bumps). */
 export const HOLD_FACTOR = 2n;
-/** The relay's client id in sponsorship.reservations. */
-export const RELAYER_CLIENT_ID = "relayer";
 
 /** A signer from a raw private key; the key stays in viem's closure, never on the returned object. */
 export function localKeySigner(privateKey: Hex): RelayerSigner {
