@@ -7,6 +7,8 @@
 // primary keys that also takes the per-grant rate limit (mcp_oauth.access_allowed), so a revoked
 // grant stops working at its next request, not when its tokens expire.
 import { createHash, createHmac, randomBytes } from "node:crypto";
+import type { Context } from "hono";
+import { getCookie } from "hono/cookie";
 import { createMiddleware } from "hono/factory";
 import { jwtVerify, SignJWT } from "jose";
 import type { Config } from "../config.ts";
@@ -115,6 +117,36 @@ export async function verifyAccessToken(config: Config, token: string, audience 
     throw new Error("malformed access token claims");
   }
   return { userId: sub, clientId: client_id, grantId: gid, scopes: scope.split(" ").filter(Boolean), jti, expiresAt: exp };
+}
+
+/** The sign-in pages' session cookie (`__Host-` when the issuer is served over https). */
+export function browserSessionCookie(config: Config): { name: string; secure: boolean } {
+  const secure = issuerOf(config).startsWith("https://");
+  return { name: secure ? "__Host-mcp_session" : "mcp_session", secure };
+}
+
+export interface BrowserSession {
+  hash: Uint8Array;
+  userId: string;
+  email: string;
+}
+
+/**
+ * The person signed in on the sign-in pages (api/oauth), from their session cookie; also who the
+ * confirmation pages (api/confirmations) act for. Undefined without a live session.
+ */
+export async function browserSession(c: Context<AppEnv>): Promise<BrowserSession | undefined> {
+  const token = getCookie(c, browserSessionCookie(c.get("config")).name);
+  if (!token || !/^mcs_[A-Za-z0-9_-]{43}$/.test(token)) return undefined;
+  const hash = sha256(token);
+  let rows: { user_id: string; email: string | null }[];
+  try {
+    rows = await c.get("db").sql<{ user_id: string; email: string | null }[]>`select * from mcp_oauth.browser_session_user(${hash})`;
+  } catch (error) {
+    throw translate(error);
+  }
+  const [row] = rows;
+  return row ? { hash, userId: row.user_id, email: row.email ?? "" } : undefined;
 }
 
 /** Signed, short-lived values of the sign-in pages (the pending authorization request). */

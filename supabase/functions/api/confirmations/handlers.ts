@@ -12,9 +12,8 @@
 //   session cookie. The approved action runs through its REST route as the person (their OAuth
 //   grant's client, limited to the scope of the action), so REST's validation, SQL and RLS decide.
 import type { Context } from "hono";
-import { getCookie } from "hono/cookie";
 import { getAddress, verifyMessage } from "viem";
-import { issuerOf, randomToken, sha256 } from "../../_shared/auth/mcp-oauth.ts";
+import { browserSession, issuerOf, randomToken, sha256 } from "../../_shared/auth/mcp-oauth.ts";
 import { requireApiKey } from "../../_shared/auth/middleware.ts";
 import { type Principal, scopeOf } from "../../_shared/auth/principal.ts";
 import type { Config } from "../../_shared/config.ts";
@@ -139,15 +138,6 @@ async function confirmationStatus(c: C): Promise<Response> {
 // For the link's page (the signed-in person, holding the token)
 // ------------------------------------------------------------------------------------------------
 
-/** The sign-in pages' session cookie (api/oauth): the person signed in there is the person here. */
-async function sessionUser(c: C): Promise<{ userId: string; email: string } | undefined> {
-  const name = issuerOf(c.get("config")).startsWith("https://") ? "__Host-mcp_session" : "mcp_session";
-  const token = getCookie(c, name);
-  if (!token || !/^mcs_[A-Za-z0-9_-]{43}$/.test(token)) return undefined;
-  const [row] = await c.get("db").sql<{ user_id: string; email: string | null }[]>`select * from mcp_oauth.browser_session_user(${sha256(token)})`;
-  return row ? { userId: row.user_id, email: row.email ?? "" } : undefined;
-}
-
 interface OpenRow extends StatusRow {
   mine: boolean;
   user_id: string;
@@ -174,7 +164,7 @@ async function openLink(c: C): Promise<Opened> {
   const id = c.req.param("id") ?? "";
   const token = c.req.header(TOKEN_HEADER) ?? "";
   if (!ID.test(id) || !TOKEN.test(token)) throw notFound();
-  const person = await sessionUser(c);
+  const person = await browserSession(c);
   if (!person) throw new ApiError(401, "sign_in_required", "Sign in to see and approve this link.");
   const tokenHash = sha256(token);
   const [row] = await c.get("db").statement(claimsOf(person.userId), (tx) => tx<OpenRow[]>`

@@ -7,10 +7,10 @@
 // signs tokens and renders pages.
 import { randomInt } from "node:crypto";
 import type { Context } from "hono";
-import { getCookie, setCookie } from "hono/cookie";
+import { setCookie } from "hono/cookie";
 import {
-  issuerOf, keyedHash, MCP_SCOPES, mcpResourceOf, randomToken, s256, sha256, signAccessToken,
-  signPageValue, verifyAccessToken, verifyPageValue,
+  type BrowserSession, browserSession, browserSessionCookie, issuerOf, keyedHash, MCP_SCOPES, mcpResourceOf, randomToken, s256,
+  sha256, signAccessToken, signPageValue, verifyAccessToken, verifyPageValue,
 } from "../../_shared/auth/mcp-oauth.ts";
 import type { Config } from "../../_shared/config.ts";
 import { matchesSecret } from "../../_shared/crypto/constant-time.ts";
@@ -65,25 +65,6 @@ function refuseForeignOrigin(c: C): Response | undefined {
   if (origin === undefined) return undefined;
   if (origin === new URL(issuerOf(c.get("config"))).origin) return undefined;
   return html(c, errorPage("Request refused", "This form may only be sent from the sign-in page itself."), 403);
-}
-
-function cookieName(config: Config): { name: string; secure: boolean } {
-  const secure = issuerOf(config).startsWith("https://");
-  return { name: secure ? "__Host-mcp_session" : "mcp_session", secure };
-}
-
-interface BrowserSession {
-  hash: Uint8Array;
-  userId: string;
-  email: string;
-}
-
-async function browserSession(c: C): Promise<BrowserSession | undefined> {
-  const token = getCookie(c, cookieName(c.get("config")).name);
-  if (!token || !/^mcs_[A-Za-z0-9_-]{43}$/.test(token)) return undefined;
-  const hash = sha256(token);
-  const [row] = await sql(c.get("db").sql<{ user_id: string; email: string | null }[]>`select * from mcp_oauth.browser_session_user(${hash})`);
-  return row ? { hash, userId: row.user_id, email: row.email ?? "" } : undefined;
 }
 
 function csrfOf(config: Config, session: BrowserSession): string {
@@ -352,7 +333,7 @@ async function verifySignInCode(c: C): Promise<Response> {
   if (outcome.error) {
     return html(c, signInPage({ request: requestToken, email, error: "That code has expired or was used up. Request a new one.", clientName: request?.clientName }), 400);
   }
-  const { name, secure } = cookieName(config);
+  const { name, secure } = browserSessionCookie(config);
   setCookie(c, name, sessionToken, { path: "/", httpOnly: true, secure, sameSite: "Lax", maxAge: config.MCP_BROWSER_SESSION_SECONDS });
   const next = requestToken ? `/oauth/consent?request=${encodeURIComponent(requestToken)}` : "/oauth/grants";
   return c.body(null, 303, { Location: next, "Cache-Control": "no-store" });
