@@ -2,7 +2,7 @@
 // readable by the user at GET /api/v3/me/mcp-audit. Arguments are stored with secrets redacted;
 // tokens and keys are never written (the key is named by its id, which the database takes from the
 // transaction it entered with the key).
-import type { Database, DbScope } from "../db/database.ts";
+import type { ApiKeyScope, Database, DbScope } from "../db/database.ts";
 
 export type McpEndpoint = "backend" | "public";
 
@@ -92,17 +92,13 @@ export async function auditToolCall(db: Database, scope: DbScope, record: ToolCa
 }
 
 /**
- * Counts one request of the caller's token on `endpoint` (mcp.take_rate_limit: per API key, or per
- * `token` for OAuth); over `limit` per minute it throws the 429 rate_limited ApiError with Retry-After.
- * For an API key this also checks the key, in one statement (core.mcp_take_rate_limit) sent without
- * a transaction block or a connection of its own.
+ * Counts one request of an API key on `endpoint` (mcp.take_rate_limit, per key and minute); over
+ * `limit` it throws the 429 rate_limited ApiError with Retry-After. This also checks the key, in one
+ * statement (core.mcp_take_rate_limit) sent without a transaction block or a connection of its own.
+ * (The public endpoint's per-grant limit is taken by mcp_oauth.access_allowed with its token check.)
  */
-export async function takeRateLimit(db: Database, scope: DbScope, endpoint: McpEndpoint, limit: number, token: string | null = null): Promise<void> {
-  if (scope.kind === "api_key" && token === null) {
-    await db.apiKeyFunction(scope, (sql, keyHash, required) =>
-      sql<{ owner_id: string }[]>`select core.mcp_take_rate_limit(${keyHash}, ${required}::text[], ${endpoint}, ${limit}::integer) as owner_id`,
-      ([row]) => row?.owner_id);
-    return;
-  }
-  await db.statement(scope, (tx) => tx`select mcp.take_rate_limit(${endpoint}, ${token}, ${limit}::integer)`);
+export async function takeRateLimit(db: Database, scope: ApiKeyScope, endpoint: McpEndpoint, limit: number): Promise<void> {
+  await db.apiKeyFunction(scope, (sql, keyHash, required) =>
+    sql<{ owner_id: string }[]>`select core.mcp_take_rate_limit(${keyHash}, ${required}::text[], ${endpoint}, ${limit}::integer) as owner_id`,
+    ([row]) => row?.owner_id);
 }
