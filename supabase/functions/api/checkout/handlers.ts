@@ -111,9 +111,9 @@ export const createCheckoutSession: RouteHandler<typeof routes.createCheckoutSes
   const config = c.get("config");
   checkEndpointsForProduction(config, input);
   const request = canonicalRequest(input);
-  const fingerprint = await sha256(canonicalJson(request));
+  const fingerprint = sha256(canonicalJson(request));
   const clientSecret = newClientSecret();
-  const newSecretHash = await sha256(clientSecret);
+  const newSecretHash = sha256(clientSecret);
   const box = await secretBoxOf(config);
   const db = c.get("db");
   const principal = c.get("principal");
@@ -131,13 +131,12 @@ export const createCheckoutSession: RouteHandler<typeof routes.createCheckoutSes
                                  now() + make_interval(secs => ${input.expiresInSeconds})) s
     cross join lateral (select checkout.ensure_webhook_secret(${input.webhookUrl}, ${webhookSecretBox}) as ciphertext) w`);
   const session = created!;
-  const webhookCiphertext = session.webhook_ciphertext;
 
   // A replay returns the first request's secret, stored sealed (the new one generated above is unused).
-  const [secret, webhookSecret] = await Promise.all([
-    session.created ? clientSecret : box.open(session.client_secret_ciphertext, clientSecretAssociatedData(session.owner_id, input.externalOrderId)),
-    box.open(webhookCiphertext, webhookSecretAssociatedData(session.owner_id, input.webhookUrl)),
-  ]);
+  const secret = session.created
+    ? clientSecret
+    : box.open(session.client_secret_ciphertext, clientSecretAssociatedData(session.owner_id, input.externalOrderId));
+  const webhookSecret = box.open(session.webhook_ciphertext, webhookSecretAssociatedData(session.owner_id, input.webhookUrl));
   const body: CheckoutSession = {
     checkoutId: session.id,
     clientSecret: secret,
@@ -153,7 +152,7 @@ export const createCheckoutSession: RouteHandler<typeof routes.createCheckoutSes
 
 export const getClientCheckoutSession: RouteHandler<typeof routes.getClientCheckoutSession, AppEnv> = async (c) => {
   const { checkoutId } = c.req.valid("param");
-  const secretHash = await clientSecretHash(c.req.valid("header")[routes.CLIENT_SECRET_HEADER]);
+  const secretHash = clientSecretHash(c.req.valid("header")[routes.CLIENT_SECRET_HEADER]);
   const row = await readClientSession(c.get("db"), checkoutId, secretHash);
   // Readable with the secret only: no shared cache may keep it.
   c.header("cache-control", "no-store");

@@ -76,7 +76,7 @@ export const preparePayment: RouteHandler<typeof routes.preparePayment, AppEnv> 
   const { checkoutId } = c.req.valid("param");
   const { payerAddress, embeddingOrigin } = c.req.valid("json");
   const config = c.get("config");
-  const secretHash = await clientSecretHash(c.req.valid("header")[CLIENT_SECRET_HEADER]);
+  const secretHash = clientSecretHash(c.req.valid("header")[CLIENT_SECRET_HEADER]);
   const payer = getAddress(payerAddress);
 
   // One transaction: the session the checks saw is the one the attempt is recorded for. The SQL
@@ -117,7 +117,7 @@ export const preparePayment: RouteHandler<typeof routes.preparePayment, AppEnv> 
 export const recordPaymentTransaction: RouteHandler<typeof routes.recordPaymentTransaction, AppEnv> = async (c) => {
   const { checkoutId, attemptId } = c.req.valid("param");
   const { txHash } = c.req.valid("json");
-  const secretHash = await clientSecretHash(c.req.valid("header")[CLIENT_SECRET_HEADER]);
+  const secretHash = clientSecretHash(c.req.valid("header")[CLIENT_SECRET_HEADER]);
   const [attempt] = await c.get("db").statement(CHECKOUT_PAGE_SCOPE, (tx) => tx<{ id: string; tx_hash: string }[]>`
     select id, tx_hash from checkout.record_payment_transaction(${checkoutId}, ${secretHash}, ${attemptId}, ${txHash})`)
     .catch((error) => {
@@ -144,7 +144,7 @@ export const confirmPayment: RouteHandler<typeof routes.confirmPayment, AppEnv> 
   const txHash = c.req.valid("json").txHash.toLowerCase() as Hex;
   const config = c.get("config");
   const db = c.get("db");
-  const secretHash = await clientSecretHash(c.req.valid("header")[CLIENT_SECRET_HEADER]);
+  const secretHash = clientSecretHash(c.req.valid("header")[CLIENT_SECRET_HEADER]);
 
   const [[session], [recorded]] = await db.transaction(CHECKOUT_PAGE_SCOPE, (tx) => Promise.all([
     selectClientSession(tx, checkoutId, secretHash),
