@@ -211,11 +211,6 @@ export const requireMcpAccessToken = createMiddleware<AppEnv>(async (c, next) =>
   await next();
 });
 
-/** The scopes a request lacks, or an empty list. */
-export function missingScopes(granted: readonly string[], needed: readonly string[]): string[] {
-  return needed.filter((scope) => !granted.includes(scope));
-}
-
 /** 403 insufficient_scope naming every scope the operation needs (RFC 6750 3.1). */
 export function insufficientScope(config: Config, needed: readonly string[], what: string): ApiError {
   const scope = needed.join(" ");

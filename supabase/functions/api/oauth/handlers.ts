@@ -501,7 +501,7 @@ async function register(c: C): Promise<Response> {
 // ------------------------------------------------------------------------------------------------
 
 /** A person's live grants, newest first, read as that person under RLS. */
-export async function listGrants(c: C, userId: string): Promise<GrantRow[]> {
+async function listGrants(c: C, userId: string): Promise<GrantRow[]> {
   return await c.get("db").statement({ kind: "claims", role: "authenticated", claims: { role: "authenticated", app_user_id: userId } }, (tx) =>
     tx<GrantRow[]>`select id, client_name, redirect_uri, scopes, created_at, last_used_at from mcp_oauth.grants
       where revoked_at is null order by created_at desc, id limit 200`);
