@@ -31,7 +31,7 @@ import { checkoutRefFromId, findCheckoutMints, MAX_REFS_PER_LOG_QUERY, type Mint
 import { publicClientFor } from "../chain/clients.ts";
 import type { AppServices } from "../http/context.ts";
 import { asServiceJobsOn } from "../webhooks/dispatcher.ts";
-import { type CheckoutTerms, completionOf, verifyCheckoutPayment } from "./verification.ts";
+import { checkoutTerms, completionOf, verifyCheckoutPayment } from "./verification.ts";
 
 interface AttemptToReconcile {
   attempt_id: string;
@@ -87,15 +87,6 @@ export interface ReconcileReport extends ReconcileOutcome {
   failed: number;
 }
 
-/** The checkout's terms as the work lists carry them. */
-const termsOf = (row: { session_id: string; chain_id: bigint; collection_address: string; payment_token: string | null; price: string }): CheckoutTerms => ({
-  checkoutId: row.session_id,
-  chainId: Number(row.chain_id),
-  collectionAddress: row.collection_address,
-  paymentToken: row.payment_token,
-  price: row.price,
-});
-
 /** Completes a verified checkout as service_jobs. */
 async function complete(services: AppServices, checkoutId: string, done: ReturnType<typeof completionOf>): Promise<void> {
   await asServiceJobsOn(services.db, (tx) => tx`
@@ -138,7 +129,7 @@ async function checkReportedHashes(services: AppServices, limit: number, outcome
     seen.add(`${attempt.session_id}:${attempt.tx_hash}`);
     const txHash = attempt.tx_hash as Hex;
     try {
-      const verification = await verifyCheckoutPayment(services.config, termsOf(attempt), txHash, getAddress(attempt.payer_address));
+      const verification = await verifyCheckoutPayment(services.config, checkoutTerms(attempt.session_id, attempt), txHash, getAddress(attempt.payer_address));
       outcome.checked++;
       if (!verification.ok) continue;
       await complete(services, attempt.session_id, completionOf(txHash, verification));
@@ -197,7 +188,7 @@ async function settle(services: AppServices, session: SessionToSearch, txHash: H
   // the verdict on amount and token still comes (verification checks those before the payer).
   const payer = session.payers.includes(mintedTo.toLowerCase()) ? mintedTo : getAddress(session.payers[0]!);
   try {
-    const verification = await verifyCheckoutPayment(services.config, termsOf(session), txHash, payer);
+    const verification = await verifyCheckoutPayment(services.config, checkoutTerms(session.session_id, session), txHash, payer);
     outcome.checked++;
     if (verification.ok) {
       await complete(services, session.session_id, completionOf(txHash, verification));

@@ -16,6 +16,20 @@ export interface CheckoutTerms {
   price: string;
 }
 
+/** The terms of checkout `checkoutId` from a row of the checkout SQL functions (session or work list). */
+export function checkoutTerms(
+  checkoutId: string,
+  row: { chain_id: bigint; collection_address: string; payment_token: string | null; price: string },
+): CheckoutTerms {
+  return {
+    checkoutId,
+    chainId: Number(row.chain_id),
+    collectionAddress: row.collection_address,
+    paymentToken: row.payment_token,
+    price: row.price,
+  };
+}
+
 /**
  * Verifies `txHash` against the checkout's terms, minted to `payer`, with the confirmations
  * EVM_CHAINS asks for on the checkout's chain. Rejects with 400 `chain_not_supported` for a chain

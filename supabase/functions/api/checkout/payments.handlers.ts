@@ -15,7 +15,7 @@ import {
   readVoucherDomain,
   signMintVoucher,
 } from "../../_shared/chain/collection.ts";
-import { type CheckoutTerms, completionOf, verifyCheckoutPayment } from "../../_shared/checkout/verification.ts";
+import { checkoutTerms, completionOf, verifyCheckoutPayment } from "../../_shared/checkout/verification.ts";
 import type { Config } from "../../_shared/config.ts";
 import type { AppEnv } from "../../_shared/http/context.ts";
 import { kickWebhookDispatch } from "../../_shared/webhooks/kick.ts";
@@ -44,14 +44,6 @@ function voucherSigner(config: Config): LocalAccount {
   if (!signer) signers.set(config, signer = privateKeyToAccount(config.SERVICE_SIGNER_PRIVATE_KEY as Hex));
   return signer;
 }
-
-const termsOf = (session: ClientSessionRow): CheckoutTerms => ({
-  checkoutId: session.id,
-  chainId: Number(session.chain_id),
-  collectionAddress: session.collection_address,
-  paymentToken: session.payment_token,
-  price: session.price,
-});
 
 /** The mint's calldata: `mint` at the static price, or `mintWithVoucher` signed for the session's price until it expires. */
 async function mintCalldata(config: Config, session: ClientSessionRow, payer: Address): Promise<Hex> {
@@ -163,7 +155,7 @@ export const confirmPayment: RouteHandler<typeof routes.confirmPayment, AppEnv> 
   const chainId = Number(session.chain_id);
   const payer = recorded?.payer ? getAddress(recorded.payer) : await fromChain(senderOf(config, chainId, txHash));
   const verification = payer
-    ? await fromChain(verifyCheckoutPayment(config, termsOf(session), txHash, payer))
+    ? await fromChain(verifyCheckoutPayment(config, checkoutTerms(session.id, session), txHash, payer))
     : { ok: false as const, code: "receipt_not_found" as const, message: `no mined transaction ${txHash} on chain ${chainId}` };
   if (!verification.ok) {
     if (NOT_YET.has(verification.code)) {
