@@ -154,7 +154,9 @@ async function searchMints(services: AppServices, options: ReconcileOptions, ski
   for (const session of sessions) {
     if (skip.has(session.session_id)) continue;
     const key = `${session.chain_id}:${session.collection_address.toLowerCase()}`;
-    byCollection.set(key, [...(byCollection.get(key) ?? []), session]);
+    const group = byCollection.get(key);
+    if (group) group.push(session);
+    else byCollection.set(key, [session]);
   }
 
   const heads = new Map<number, Promise<bigint>>();
