@@ -223,7 +223,7 @@ export interface MintVoucher {
   deadline: bigint;
 }
 
-export const mintVoucherTypes = {
+const mintVoucherTypes = {
   MintVoucher: [
     { name: "checkoutRef", type: "bytes32" },
     { name: "to", type: "address" },

@@ -55,10 +55,10 @@ interface SessionToSearch {
 }
 
 /** Blocks back from the chain's head that one pass searches for mints, unless configured per chain. */
-export const DEFAULT_LOG_BLOCK_WINDOW = 5_000;
+const DEFAULT_LOG_BLOCK_WINDOW = 5_000;
 
 /** The failure_reason of a checkout whose reference a mint consumed that cannot pay for it. */
-export const REFERENCE_CONSUMED = "checkout_reference_consumed";
+const REFERENCE_CONSUMED = "checkout_reference_consumed";
 
 /** Refusals of a found mint that no later pass can change: the reference is spent on other terms. */
 const PERMANENT_REFUSALS = new Set<MintRefusalCode>(["wrong_amount", "wrong_token"]);

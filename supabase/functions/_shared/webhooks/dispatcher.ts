@@ -28,7 +28,7 @@ import { refusedAddressReason } from "./address-policy.ts";
 import { nextAttemptAt } from "./retry-schedule.ts";
 import { signWebhook } from "./signing.ts";
 
-export const WEBHOOK_CHANNEL = "checkout_webhooks";
+const WEBHOOK_CHANNEL = "checkout_webhooks";
 export const WEBHOOK_USER_AGENT = "events-service-webhooks/1";
 
 /**

@@ -5,7 +5,7 @@
 // its next attempt would fall more than 3 days after it was queued: with these numbers that is
 // 29-42 attempts (1st-99th percentile of a simulation; median 35).
 
-export const RETRY_BASE_MS = 10_000;
+const RETRY_BASE_MS = 10_000;
 export const RETRY_CAP_MS = 6 * 60 * 60 * 1000;
 export const RETRY_HORIZON_MS = 3 * 24 * 60 * 60 * 1000;
 const MIN_WAIT_MS = 1000;
@@ -31,7 +31,7 @@ export function nextAttemptAt({ previousAttempts, queuedAt, now, retryAfter, ran
 }
 
 /** Retry-After as milliseconds from now (delta-seconds or an HTTP date), or null when unreadable. */
-export function retryAfterMs(value: string, now: Date): number | null {
+function retryAfterMs(value: string, now: Date): number | null {
   const text = value.trim();
   if (/^\d+$/.test(text)) return Number(text) * 1000;
   const date = Date.parse(text);

@@ -50,7 +50,7 @@ export async function signWebhook({ body, secret, eventId, timestamp }: SignWebh
 }
 
 /** The HMAC key Standard Webhooks derives from a secret: base64 after an optional `whsec_`, as the `standardwebhooks` package does. */
-export function standardWebhooksKey(secret: string): Uint8Array {
+function standardWebhooksKey(secret: string): Uint8Array {
   const encoded = secret.startsWith(STANDARD_WEBHOOKS_PREFIX) ? secret.slice(STANDARD_WEBHOOKS_PREFIX.length) : secret;
   const key = Uint8Array.from(atob(encoded), (c) => c.charCodeAt(0));
   if (key.length === 0) throw new Error("a webhook secret must not be empty");

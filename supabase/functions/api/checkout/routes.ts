@@ -6,7 +6,7 @@ import { apiKeySecurity, jsonContent, ObjectId } from "../../_shared/http/openap
 import { ChainId, TokenAmount } from "../collections/routes.ts";
 
 /** Session lifetime bounds (SPEC 8 leaves them to us): long enough to pay, short enough to not linger. */
-export const EXPIRES_IN_SECONDS = { min: 300, max: 86_400, default: 1800 } as const;
+const EXPIRES_IN_SECONDS = { min: 300, max: 86_400, default: 1800 } as const;
 
 // ---- Endpoint rules shared by allowedOrigin and webhookUrl ----
 
