@@ -20,27 +20,31 @@ import {
   RecordDepositSchema, RecordUsageSchema, SponsorQuery, UsageSchema,
 } from "../../sponsorship/routes.ts";
 
-const READ: ToolAnnotations = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
+export const READ: ToolAnnotations = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
 const ADD: ToolAnnotations = { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false };
 const REPLACE: ToolAnnotations = { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false };
 const DELETE: ToolAnnotations = { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false };
 const onChain = (annotations: ToolAnnotations): ToolAnnotations => ({ ...annotations, openWorldHint: true });
 
-const define = <I extends z.ZodObject, O extends z.ZodType>(definition: ToolDefinition<I, O>) => definition;
+export const define = <I extends z.ZodObject, O extends z.ZodType>(definition: ToolDefinition<I, O>) => definition;
 
-/** The listing parameters of SPEC 4.2 (take, page or cursor, sort, order, search) as tool arguments. */
-const listing = {
+/** The paging parameters of SPEC 4.2 (take, page or cursor, sort, order) as tool arguments. */
+export const paging = {
   take: z.number().int().min(1).max(100).optional().describe("Items per page, 1-100 (default 20)"),
   page: z.number().int().min(1).max(10_000).optional().describe("1-based page (offset paging); not with cursor"),
   cursor: z.string().min(1).max(512).optional().describe("nextCursor of the previous page (keyset paging)"),
   sort: z.enum(["createdAt", "updatedAt"]).optional(),
   order: z.enum(["asc", "desc"]).optional(),
+};
+/** Paging and search: a listing's arguments. */
+const listing = {
+  ...paging,
   search: z.string().min(1).max(200).optional().describe("Case-insensitive substring of name, slug or description"),
 };
 
 const clientSecret = z.string().min(1).max(200).describe("The checkout's client secret (clientSecret of create_checkout_session)");
 const Sponsor = SponsorQuery;
-const Deleted = z.object({}).describe("Empty: the REST route answers 204 No Content");
+export const Deleted = z.object({}).describe("Empty: the REST route answers 204 No Content");
 
 // ---- The raw API ----------------------------------------------------------------------------
 

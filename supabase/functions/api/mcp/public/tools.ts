@@ -14,29 +14,19 @@ import type { ToolAnnotations, ToolContext, ToolDefinition, ToolImplementations 
 import { pageSchema } from "../../../_shared/http/listing.ts";
 import { ObjectId } from "../../../_shared/http/openapi.ts";
 import { backendImplementations } from "../backend/implementations.ts";
-import { backendTools } from "../backend/tools.ts";
+import { backendTools, define, Deleted, paging, READ } from "../backend/tools.ts";
 import { CryptoAddressSchema } from "../../identity/routes.ts";
 import { HubSchema } from "../../hubs/routes.ts";
 import { DepositSchema, SaveSettingsSchema, SettingsSchema, SponsorQuery, UsageSchema } from "../../sponsorship/routes.ts";
 import { CONFIRMATION_STATUSES, DepositAction, WalletLinkAction } from "../../confirmations/actions.ts";
 
-const READ: ToolAnnotations = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
 /** Creates a confirmation link only: nothing changes until the person approves it in their browser. */
 const ASKS: ToolAnnotations = { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false };
 
-const define = <I extends z.ZodObject, O extends z.ZodType>(definition: ToolDefinition<I, O>) => definition;
-
-const sponsorListing = {
-  ...SponsorQuery.shape,
-  chainId: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER),
-  take: z.number().int().min(1).max(100).optional().describe("Items per page, 1-100 (default 20)"),
-  page: z.number().int().min(1).max(10_000).optional().describe("1-based page (offset paging); not with cursor"),
-  cursor: z.string().min(1).max(512).optional().describe("nextCursor of the previous page (keyset paging)"),
-  sort: z.enum(["createdAt", "updatedAt"]).optional(),
-  order: z.enum(["asc", "desc"]).optional(),
-};
-const Sponsor = z.object({ ...SponsorQuery.shape, chainId: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER) }).strict();
-const Deleted = z.object({}).describe("Empty: the REST route answers 204 No Content");
+/** A sponsor wallet and its chain (a number here: tool arguments are JSON, not a query string). */
+const sponsor = { ...SponsorQuery.shape, chainId: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER) };
+const sponsorListing = { ...sponsor, ...paging };
+const Sponsor = z.object(sponsor).strict();
 
 export const ConfirmationSchema = z.object({
   confirmationId: ObjectId,
