@@ -26,6 +26,8 @@
 --   * checkout.sessions_to_search_for_mints: the reconciler's second work list, one row per open
 --     session with the payers of its attempts, for the CheckoutMinted log search (attempts whose
 --     page closed before the wallet answered have no hash to check).
+--   * checkout.claim_webhook_deliveries returns each delivery's owner_id and created_at too, which
+--     the dispatcher needs (the secret's associated data, the retry horizon's start).
 --   * collections.token_symbol: the ERC-20's symbol() read at registration (null for the native
 --     currency, for rows registered before, and for a token without a readable symbol), shown by
 --     the hosted page; session_by_client_secret returns it, and the session's failure_reason.
@@ -75,6 +77,54 @@ create function checkout.session_by_client_secret(p_session_id core.object_id, p
   $$;
 revoke execute on function checkout.session_by_client_secret(core.object_id, bytea) from public;
 grant execute on function checkout.session_by_client_secret(core.object_id, bytea) to anon;
+
+-- ============================================================================================
+-- The dispatcher's claim
+-- ============================================================================================
+-- As in 20261123000400, returning owner_id (it names the signing secret's associated data) and
+-- created_at (the retry horizon runs from it) too, so the dispatcher needs no second statement per
+-- claim. A new result type needs drop and create; the grant is repeated.
+drop function checkout.claim_webhook_deliveries(integer, integer);
+create function checkout.claim_webhook_deliveries(p_limit integer, p_lease_seconds integer default 60)
+  returns table (
+    delivery_id                core.object_id,
+    event_id                   text,
+    session_id                 core.object_id,
+    webhook_url                text,
+    payload                    jsonb,
+    attempts                   integer,
+    secret_ciphertext          bytea,
+    previous_secret_ciphertext bytea,
+    owner_id                   core.object_id,
+    created_at                 timestamptz
+  )
+  language plpgsql volatile security invoker
+  set search_path = ''
+  as $$
+  begin
+    return query
+      with due as (
+        select d.id from checkout.webhook_deliveries d
+        where d.status = 'pending' and d.next_attempt_at <= now()
+          and (d.claimed_until is null or d.claimed_until <= now())
+        order by d.next_attempt_at
+        limit least(greatest(coalesce(p_limit, 1), 1), 1000)
+        for update skip locked
+      )
+      update checkout.webhook_deliveries d
+        set claimed_until = now() + make_interval(secs => greatest(coalesce(p_lease_seconds, 60), 1))
+        from due
+        where d.id = due.id
+        returning d.id, d.event_id, d.session_id, d.webhook_url, d.payload, d.attempts,
+          (select w.secret_ciphertext from checkout.webhook_secrets w
+            where w.owner_id = d.owner_id and w.webhook_url = d.webhook_url),
+          (select w.previous_secret_ciphertext from checkout.webhook_secrets w
+            where w.owner_id = d.owner_id and w.webhook_url = d.webhook_url and w.previous_valid_until > now()),
+          d.owner_id, d.created_at;
+  end
+  $$;
+revoke execute on function checkout.claim_webhook_deliveries(integer, integer) from public;
+grant execute on function checkout.claim_webhook_deliveries(integer, integer) to service_jobs;
 
 -- ============================================================================================
 -- The reconciler's log search

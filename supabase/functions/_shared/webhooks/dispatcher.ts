@@ -108,20 +108,11 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
     // The lease must outlast the batch: `concurrency` at a time, each bounded by the deadline, plus
     // time to record. A lease that ran out would let another replica send the same delivery again.
     const leaseSeconds = Math.ceil(limit / concurrency) * Math.ceil(timeoutMs / 1000) + 30;
-    return asServiceJobs(async (tx) => {
-      const claimed = await tx<Omit<ClaimedDelivery, "owner_id" | "created_at">[]>`
-        select delivery_id, event_id, webhook_url, payload::text as body, attempts,
-               secret_ciphertext, previous_secret_ciphertext
-        from checkout.claim_webhook_deliveries(${limit}, ${leaseSeconds})`;
-      if (claimed.length === 0) return [];
-      // The claim does not return these: the owner names the secret's associated data, the
-      // queueing time starts the retry horizon.
-      const rows = await tx<{ id: string; owner_id: string; created_at: Date }[]>`
-        select id, owner_id, created_at from checkout.webhook_deliveries
-        where id = any(${claimed.map((d) => d.delivery_id)}::text[])`;
-      const byId = new Map(rows.map((r) => [r.id, r]));
-      return claimed.map((d) => ({ ...d, owner_id: byId.get(d.delivery_id)!.owner_id, created_at: byId.get(d.delivery_id)!.created_at }));
-    });
+    // The owner names the secret's associated data; the queueing time starts the retry horizon.
+    return asServiceJobs((tx) => tx<ClaimedDelivery[]>`
+      select delivery_id, event_id, webhook_url, payload::text as body, attempts,
+             secret_ciphertext, previous_secret_ciphertext, owner_id, created_at
+      from checkout.claim_webhook_deliveries(${limit}, ${leaseSeconds})`);
   }
 
   async function record(delivery: ClaimedDelivery, statusCode: number | null, error: string | null, next: Date | null): Promise<void> {
