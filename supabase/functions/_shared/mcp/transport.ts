@@ -47,10 +47,16 @@ function calledToolOf(message: unknown): string | undefined {
  *
  * The body is read and parsed here, once, and handed to the SDK as `parsedBody` (its documented way
  * to skip reading, cloning and parsing the body again); `buildServer` is told the tool a tools/call
- * names, so that it may register that tool alone. A body that is empty or not JSON goes to the SDK
- * as sent, which answers it as before. (The app's body limit, smaller than the SDK's, bounds the read.)
+ * names, so that it may register that tool alone, and `inspect` (when given) sees the parsed body
+ * first and may refuse the request by throwing. A body that is empty or not JSON goes to the SDK as
+ * sent, which answers it as before. (The app's body limit, smaller than the SDK's, bounds the read.)
  */
-export async function serveMcpRequest(request: Request, buildServer: (calledTool?: string) => McpServer, requestId: string): Promise<Response> {
+export async function serveMcpRequest(
+  request: Request,
+  buildServer: (calledTool?: string) => McpServer,
+  requestId: string,
+  inspect?: (parsedBody: unknown) => void,
+): Promise<Response> {
   let parsedBody: unknown;
   let calledTool: string | undefined;
   if (request.method === "POST" && request.body !== null && isJsonContentType(request.headers.get("content-type"))) {
@@ -66,6 +72,7 @@ export async function serveMcpRequest(request: Request, buildServer: (calledTool
       parsedBody = undefined;
     }
     if (parsedBody === undefined) request = new Request(request.url, { method: request.method, headers: request.headers, body: text });
+    else inspect?.(parsedBody);
     calledTool = calledToolOf(parsedBody);
   }
   const handler = createMcpHandler(() => buildServer(calledTool), {

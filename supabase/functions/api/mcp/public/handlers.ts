@@ -4,9 +4,9 @@
 // insufficient_scope naming every scope the tool needs, so the client can ask the person for more
 // (RFC 6750 3.1). Tools run through the MCP core (buildToolServer: audited, REST routes in-process
 // as the person); a new server per request. Not in the OpenAPI document (JSON-RPC, not REST).
-import type { Context } from "hono";
 import { insufficientScope, requireMcpAccessToken } from "../../../_shared/auth/mcp-oauth.ts";
 import { scopeOf } from "../../../_shared/auth/principal.ts";
+import type { Config } from "../../../_shared/config.ts";
 import { createRouter } from "../../../_shared/http/app.ts";
 import type { AppEnv } from "../../../_shared/http/context.ts";
 import { ApiError } from "../../../_shared/http/errors.ts";
@@ -25,19 +25,13 @@ const SERVER_INFO = {
     "HTTP 403 insufficient_scope naming the scopes to ask for.",
 };
 
-/** The scopes the JSON-RPC message(s) of this request need and the grant lacks (tools/call only). */
-async function refuseMissingScopes(c: Context<AppEnv>, granted: readonly string[]): Promise<void> {
-  let message: unknown;
-  try {
-    message = await c.req.raw.clone().json();
-  } catch {
-    return; // the MCP layer answers malformed JSON itself
-  }
+/** Refuses the request when a JSON-RPC tools/call message in it names a tool the grant does not cover. */
+function refuseMissingScopes(config: Config, granted: readonly string[], message: unknown): void {
   for (const item of Array.isArray(message) ? message : [message]) {
     const m = item as { method?: unknown; params?: { name?: unknown } } | null;
     if (m?.method !== "tools/call" || typeof m.params?.name !== "string" || !isPublicTool(m.params.name)) continue;
     const name = m.params.name;
-    if (!allowsTool(name, granted)) throw insufficientScope(c.get("config"), PUBLIC_TOOL_SCOPES[name], scopeRuleText(name));
+    if (!allowsTool(name, granted)) throw insufficientScope(config, PUBLIC_TOOL_SCOPES[name], scopeRuleText(name));
   }
 }
 
@@ -50,7 +44,6 @@ export function publicMcpRouter(app: InProcessApp) {
   }, requireMcpAccessToken, async (c) => {
     const principal = c.get("principal");
     if (principal.kind !== "oauth") throw new ApiError(401, "missing_access_token", "Send an OAuth access token.");
-    await refuseMissingScopes(c, principal.scopes);
     const requestId = c.get("requestId");
     const origin = c.req.header("origin");
     const session: ToolSession = {
@@ -62,7 +55,12 @@ export function publicMcpRouter(app: InProcessApp) {
       oauth: { clientId: principal.clientId.slice(0, 200), grantId: principal.grantId, scopes: principal.scopes },
       context: { requestId, route: (call) => callRoute(app, { principal }, call, { requestId, origin }) },
     };
-    return serveMcpRequest(c.req.raw, (calledTool) => buildToolServer(SERVER_INFO, toolsFor(principal.scopes) as never, implementations as never, session, calledTool), requestId);
+    return serveMcpRequest(
+      c.req.raw,
+      (calledTool) => buildToolServer(SERVER_INFO, toolsFor(principal.scopes) as never, implementations as never, session, calledTool),
+      requestId,
+      (message) => refuseMissingScopes(c.get("config"), principal.scopes, message),
+    );
   });
   return router;
 }
