@@ -259,6 +259,17 @@ create function mcp_oauth.cache_metadata_document(p_client_id text, p_client_nam
 -- ============================================================================================
 -- Approval, codes, refresh tokens
 -- ============================================================================================
+-- A code or refresh token used again: its grant is revoked (unless it already was), ending every
+-- token of it. The caller returns an error instead of raising, so the revocation commits. Not
+-- granted to anyone: only the two token functions below call it.
+create function mcp_oauth.revoke_for_reuse(p_grant_id core.object_id, p_reason text) returns void
+  language sql volatile
+  set search_path = ''
+  as $$
+    update mcp_oauth.grants g set revoked_at = now(), revoked_reason = p_reason
+      where g.id = p_grant_id and g.revoked_at is null
+  $$;
+
 -- The signed-in person approves a client: a grant and its authorization code (p_code_ttl_seconds).
 create function mcp_oauth.approve(p_session_hash bytea, p_client_id text, p_client_name text, p_redirect_uri text,
     p_scopes text[], p_resource text, p_code_hash bytea, p_code_challenge text, p_code_ttl_seconds integer)
@@ -305,8 +316,7 @@ create function mcp_oauth.redeem_authorization_code(p_code_hash bytea, p_client_
       return;
     end if;
     if v_code.consumed_at is not null then
-      update mcp_oauth.grants g set revoked_at = now(), revoked_reason = 'authorization_code_reuse'
-        where g.id = v_code.grant_id and g.revoked_at is null;
+      perform mcp_oauth.revoke_for_reuse(v_code.grant_id, 'authorization_code_reuse');
       error := 'invalid_grant';
       return;
     end if;
@@ -351,8 +361,7 @@ create function mcp_oauth.rotate_refresh_token(p_token_hash bytea, p_client_id t
       return;
     end if;
     if v_token.rotated_at is not null then
-      update mcp_oauth.grants g set revoked_at = now(), revoked_reason = 'refresh_token_reuse'
-        where g.id = v_token.grant_id and g.revoked_at is null;
+      perform mcp_oauth.revoke_for_reuse(v_token.grant_id, 'refresh_token_reuse');
       error := 'invalid_grant';
       return;
     end if;
