@@ -4,11 +4,9 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { errorResponses } from "../../_shared/http/errors.ts";
 import { jsonContent, ObjectId } from "../../_shared/http/openapi.ts";
 import { chainUnavailableResponse, ChainId, EvmAddress, TokenAmount } from "../collections/routes.ts";
-import { CLIENT_SECRET_HEADER, ClientCheckoutSessionSchema } from "./routes.ts";
+import { checkoutIdParam, ClientCheckoutSessionSchema, clientSecretHeaders, clientSecretSecurity } from "./routes.ts";
 
 const tags = ["Checkout"];
-const security = [{ CheckoutClientSecret: [] }];
-const secretHeader = z.object({ [CLIENT_SECRET_HEADER]: z.string().optional() });
 const timestamp = z.string().openapi({ format: "date-time" });
 
 const TxHash = z.string().regex(/^0x[0-9a-fA-F]{64}$/, "a transaction hash: 0x and 64 hex digits")
@@ -44,7 +42,6 @@ export const PreparedPaymentSchema = z
   })
   .openapi("PreparedPayment");
 
-const checkoutIdParam = z.object({ checkoutId: ObjectId });
 const TxHashBody = z.object({ txHash: TxHash }).strict();
 
 export const preparePayment = createRoute({
@@ -58,10 +55,10 @@ export const preparePayment = createRoute({
     "`mintWithVoucher` with the service's EIP-712 voucher for the session's price, valid until `expiresAt` (400 " +
     "`dynamic_pricing_unavailable` when the service has no signing key); ERC-20: the approval comes first. 409 " +
     "`checkout_not_payable` (with `details.status`) once the checkout is EXPIRED, COMPLETED or FAILED.",
-  security,
+  security: clientSecretSecurity,
   request: {
     params: checkoutIdParam,
-    headers: secretHeader,
+    headers: clientSecretHeaders,
     body: { required: true, ...jsonContent(PreparePaymentSchema) },
   },
   responses: {
@@ -80,10 +77,10 @@ export const recordPaymentTransaction = createRoute({
     "customer closes the page, the service's reconciler still completes the checkout. 404 " +
     "`payment_attempt_not_found` for an attempt of another checkout; 409 `attempt_has_another_transaction` when the " +
     "attempt already has a different hash.",
-  security,
+  security: clientSecretSecurity,
   request: {
     params: checkoutIdParam.extend({ attemptId: ObjectId }),
-    headers: secretHeader,
+    headers: clientSecretHeaders,
     body: { required: true, ...jsonContent(TxHashBody.openapi("PaymentTransactionHash")) },
   },
   responses: {
@@ -124,10 +121,10 @@ export const confirmPayment = createRoute({
     "payment before expiry (409 `checkout_not_payable` otherwise). A FAILED checkout answers 409 " +
     "`checkout_not_payable` at once. A refused `wrong_amount` or `wrong_token` mint does not fail the checkout " +
     "here: the reconciler decides FAILED (the reference was consumed by a mint that cannot pay it).",
-  security,
+  security: clientSecretSecurity,
   request: {
     params: checkoutIdParam,
-    headers: secretHeader,
+    headers: clientSecretHeaders,
     body: { required: true, ...jsonContent(TxHashBody.openapi("ConfirmCheckout")) },
   },
   responses: {

@@ -178,7 +178,7 @@ export const WebhookAttemptSchema = z
   })
   .openapi("WebhookAttempt");
 
-const checkoutIdParam = z.object({ checkoutId: ObjectId });
+export const checkoutIdParam = z.object({ checkoutId: ObjectId });
 const tags = ["Checkout"];
 
 export const createCheckoutSession = createRoute({
@@ -202,6 +202,9 @@ export const createCheckoutSession = createRoute({
 });
 
 export const CLIENT_SECRET_HEADER = "x-checkout-client-secret";
+/** The hosted page's operations: authenticated by the client secret header alone. */
+export const clientSecretSecurity = [{ CheckoutClientSecret: [] }];
+export const clientSecretHeaders = z.object({ [CLIENT_SECRET_HEADER]: z.string().optional() });
 
 export const getClientCheckoutSession = createRoute({
   method: "get",
@@ -212,10 +215,10 @@ export const getClientCheckoutSession = createRoute({
     "For the storefront and the hosted page. Authenticated only by the client secret: an API key does not " +
     "authenticate this read. A wrong or missing secret answers exactly like an unknown id (404 `not_found`). " +
     "Never carries the webhook URL, the order id or any secret.",
-  security: [{ CheckoutClientSecret: [] }],
+  security: clientSecretSecurity,
   request: {
     params: checkoutIdParam,
-    headers: z.object({ [CLIENT_SECRET_HEADER]: z.string().optional() }),
+    headers: clientSecretHeaders,
   },
   responses: {
     200: { description: "The session", ...jsonContent(ClientCheckoutSessionSchema) },
