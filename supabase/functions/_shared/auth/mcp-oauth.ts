@@ -12,7 +12,7 @@ import { getCookie } from "hono/cookie";
 import { createMiddleware } from "hono/factory";
 import { jwtVerify, SignJWT } from "jose";
 import type { Config } from "../config.ts";
-import { translateDatabaseError as translate } from "../db/database.ts";
+import { type DbScope, translateDatabaseError as translate } from "../db/database.ts";
 import { ApiError } from "../http/errors.ts";
 import type { AppEnv } from "../http/context.ts";
 
@@ -147,6 +147,11 @@ export async function browserSession(c: Context<AppEnv>): Promise<BrowserSession
   }
   const [row] = rows;
   return row ? { hash, userId: row.user_id, email: row.email ?? "" } : undefined;
+}
+
+/** The database scope of a signed-in person acting for themselves: role authenticated, RLS by app_user_id. */
+export function personScope(userId: string): DbScope {
+  return { kind: "claims", role: "authenticated", claims: { role: "authenticated", app_user_id: userId } };
 }
 
 /** Signed, short-lived values of the sign-in pages (the pending authorization request). */

@@ -13,12 +13,11 @@
 //   grant's client, limited to the scope of the action), so REST's validation, SQL and RLS decide.
 import type { Context } from "hono";
 import { getAddress, verifyMessage } from "viem";
-import { browserSession, issuerOf, randomToken, sha256 } from "../../_shared/auth/mcp-oauth.ts";
+import { browserSession, issuerOf, personScope, randomToken, sha256 } from "../../_shared/auth/mcp-oauth.ts";
 import { requireApiKey } from "../../_shared/auth/middleware.ts";
 import { type Principal, scopeOf } from "../../_shared/auth/principal.ts";
 import type { Config } from "../../_shared/config.ts";
 import { matchesSecret } from "../../_shared/crypto/constant-time.ts";
-import type { DbScope } from "../../_shared/db/database.ts";
 import { createRouter } from "../../_shared/http/app.ts";
 import type { AppEnv } from "../../_shared/http/context.ts";
 import { ApiError } from "../../_shared/http/errors.ts";
@@ -35,8 +34,6 @@ type C = Context<AppEnv>;
 const ID = /^[0-9a-f]{24}$/;
 const TOKEN = /^mcf_[A-Za-z0-9_-]{43}$/;
 export const TOKEN_HEADER = "x-confirmation-token";
-
-const claimsOf = (userId: string): DbScope => ({ kind: "claims", role: "authenticated", claims: { role: "authenticated", app_user_id: userId } });
 
 const notFound = () => new ApiError(404, "not_found", "No such confirmation link.");
 
@@ -167,7 +164,7 @@ async function openLink(c: C): Promise<Opened> {
   const person = await browserSession(c);
   if (!person) throw new ApiError(401, "sign_in_required", "Sign in to see and approve this link.");
   const tokenHash = sha256(token);
-  const [row] = await c.get("db").statement(claimsOf(person.userId), (tx) => tx<OpenRow[]>`
+  const [row] = await c.get("db").statement(personScope(person.userId), (tx) => tx<OpenRow[]>`
     select * from mcp_confirmations.open_confirmation(${id}, ${tokenHash})`);
   if (!row) throw notFound();
   if (!row.mine) {
@@ -317,7 +314,7 @@ async function approve(c: C, app: InProcessApp): Promise<Response> {
     await checkSignedMessage(c, opened, body.message, body.signature as `0x${string}`);
   }
   const db = c.get("db");
-  const scope = claimsOf(person.userId);
+  const scope = personScope(person.userId);
   // Single use: one approval claims the link (pending -> approving under its row lock).
   const [claimed] = await db.statement(scope, (tx) => tx<{ id: string; kind: string; action: unknown }[]>`
     select * from mcp_confirmations.begin_approval(${row.id}, ${tokenHash})`);
@@ -385,7 +382,7 @@ function pickError(body: unknown): { code: string; message: string } {
 
 async function refuse(c: C): Promise<Response> {
   const { row, tokenHash, person } = await openLink(c);
-  await c.get("db").statement(claimsOf(person.userId), (tx) => tx`select mcp_confirmations.refuse(${row.id}, ${tokenHash})`);
+  await c.get("db").statement(personScope(person.userId), (tx) => tx`select mcp_confirmations.refuse(${row.id}, ${tokenHash})`);
   return c.json({ confirmationId: row.id, status: "refused" }, 200, { "Cache-Control": "no-store" });
 }
 

@@ -9,8 +9,8 @@ import { randomInt } from "node:crypto";
 import type { Context } from "hono";
 import { setCookie } from "hono/cookie";
 import {
-  type BrowserSession, browserSession, browserSessionCookie, issuerOf, keyedHash, MCP_SCOPES, mcpResourceOf, randomToken, s256,
-  sha256, signAccessToken, signPageValue, verifyAccessToken, verifyPageValue,
+  type BrowserSession, browserSession, browserSessionCookie, issuerOf, keyedHash, MCP_SCOPES, mcpResourceOf, personScope, randomToken,
+  s256, sha256, signAccessToken, signPageValue, verifyAccessToken, verifyPageValue,
 } from "../../_shared/auth/mcp-oauth.ts";
 import type { Config } from "../../_shared/config.ts";
 import { matchesSecret } from "../../_shared/crypto/constant-time.ts";
@@ -502,7 +502,7 @@ async function register(c: C): Promise<Response> {
 
 /** A person's live grants, newest first, read as that person under RLS. */
 async function listGrants(c: C, userId: string): Promise<GrantRow[]> {
-  return await c.get("db").statement({ kind: "claims", role: "authenticated", claims: { role: "authenticated", app_user_id: userId } }, (tx) =>
+  return await c.get("db").statement(personScope(userId), (tx) =>
     tx<GrantRow[]>`select id, client_name, redirect_uri, scopes, created_at, last_used_at from mcp_oauth.grants
       where revoked_at is null order by created_at desc, id limit 200`);
 }
@@ -521,7 +521,7 @@ async function revokeGrantFromPage(c: C): Promise<Response> {
   if (!session) return html(c, signInPage({}));
   const body = await form(c);
   if (!csrfValid(c.get("config"), session, one(body.csrf))) return html(c, errorPage("Request refused", "This form is out of date. Go back and try again."), 403);
-  await c.get("db").statement({ kind: "claims", role: "authenticated", claims: { role: "authenticated", app_user_id: session.userId } }, (tx) =>
+  await c.get("db").statement(personScope(session.userId), (tx) =>
     tx`select mcp_oauth.revoke_my_grant(${one(body.grant_id) ?? ""})`);
   return c.body(null, 303, { Location: "/oauth/grants?revoked=1", "Cache-Control": "no-store" });
 }
