@@ -129,7 +129,7 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
     const associated = webhookSecretAssociatedData(delivery.owner_id, delivery.webhook_url);
     const boxes = [delivery.secret_ciphertext, delivery.previous_secret_ciphertext].filter((b): b is Uint8Array => b !== null);
     const box = await secretBox;
-    return Promise.all(boxes.map((b) => box.open(b, associated)));
+    return boxes.map((b) => box.open(b, associated));
   }
 
   /** One attempt of one delivery, recorded whatever happens. */
