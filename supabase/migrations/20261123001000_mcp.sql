@@ -27,8 +27,9 @@ create table mcp.tool_calls (
   endpoint     text not null check (endpoint in ('backend', 'public')),
   -- backend: the API key that called (its id; the key itself is never stored here)
   api_key_id   core.object_id references core.api_keys (id) on delete set null,
-  -- public: the OAuth client and grant, and the scopes the token carried
-  client_id    text check (char_length(client_id) <= 200),
+  -- public: the OAuth client (up to 2048 characters, as in mcp_oauth.clients: a metadata document's
+  -- URL), the grant, and the scopes the token carried
+  client_id    text check (char_length(client_id) <= 2048),
   grant_id     text check (char_length(grant_id) <= 200),
   scopes       text[] not null default '{}' check (cardinality(scopes) <= 100),
   tool         text not null check (char_length(tool) between 1 and 128),

@@ -51,8 +51,7 @@ export function publicMcpRouter(app: InProcessApp) {
       db: c.get("db"),
       scope: scopeOf(principal),
       requestId,
-      // mcp.tool_calls keeps client ids up to 200 characters; a metadata-document URL may be longer.
-      oauth: { clientId: principal.clientId.slice(0, 200), grantId: principal.grantId, scopes: principal.scopes },
+      oauth: { clientId: principal.clientId, grantId: principal.grantId, scopes: principal.scopes },
       context: { requestId, route: (call) => callRoute(app, { principal }, call, { requestId, origin }) },
     };
     return serveMcpRequest(
