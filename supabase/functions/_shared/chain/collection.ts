@@ -283,8 +283,8 @@ export interface ExpectedMint {
   chainId: number;
   collection: Address;
   checkoutRef: Hex;
-  /** The wallet the NFT must be minted to. */
-  payer: Address;
+  /** The wallet the NFT must be minted to; null: the transaction's sender (an ordinary wallet's payer). */
+  payer: Address | null;
   /** NATIVE_TOKEN or the ERC-20's address. */
   paymentToken: Address;
   /** Smallest units of the payment token. */
@@ -396,6 +396,7 @@ export async function verifyMintReceipt(client: Client, expected: ExpectedMint):
     }
     throw error;
   }
+  const payer = expected.payer ?? receipt.from;
   // cacheTime 0: viem otherwise reuses a block number for a polling interval.
   const head = await getBlockNumber(client, { cacheTime: 0 });
   const confirmations = head - receipt.blockNumber + 1n;
@@ -416,17 +417,17 @@ export async function verifyMintReceipt(client: Client, expected: ExpectedMint):
     }
     if (event.amount !== expected.amount) return refuse("wrong_amount", `paid ${event.amount}, expected ${expected.amount}`);
     const transferred = transfers.some((transfer) =>
-      isAddressEqual(transfer.from, zeroAddress) && isAddressEqual(transfer.to, expected.payer) &&
+      isAddressEqual(transfer.from, zeroAddress) && isAddressEqual(transfer.to, payer) &&
       transfer.tokenId === event.tokenId
     );
-    if (!isAddressEqual(event.to, expected.payer) || !transferred) {
-      return refuse("not_minted_to_payer", `token ${event.tokenId} was not minted to ${expected.payer}`);
+    if (!isAddressEqual(event.to, payer) || !transferred) {
+      return refuse("not_minted_to_payer", `token ${event.tokenId} was not minted to ${payer}`);
     }
   }
   return {
     ok: true,
     tokenIds: ours.map((event) => event.tokenId),
-    owner: getAddress(expected.payer),
+    owner: getAddress(payer),
     amount: expected.amount,
     paymentToken: getAddress(expected.paymentToken),
     blockNumber: receipt.blockNumber,

@@ -31,11 +31,11 @@ export function checkoutTerms(
 }
 
 /**
- * Verifies `txHash` against the checkout's terms, minted to `payer`, with the confirmations
+ * Verifies `txHash` against the checkout's terms, minted to `payer` (null: the transaction's sender), with the confirmations
  * EVM_CHAINS asks for on the checkout's chain. Rejects with 400 `chain_not_supported` for a chain
  * that is not configured, and with the RPC's own errors.
  */
-export async function verifyCheckoutPayment(config: Config, terms: CheckoutTerms, txHash: Hex, payer: Address): Promise<MintVerification> {
+export async function verifyCheckoutPayment(config: Config, terms: CheckoutTerms, txHash: Hex, payer: Address | null): Promise<MintVerification> {
   const client = publicClientFor(config, terms.chainId);
   const confirmations = config.EVM_CHAINS.find((chain) => chain.chainId === terms.chainId)!.confirmations;
   return verifyMintReceipt(client, {

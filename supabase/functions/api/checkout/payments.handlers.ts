@@ -1,9 +1,8 @@
 // The hosted page's payment operations (payments.routes.ts). Every statement runs as `anon` through
 // the client-secret SQL functions; the chain is read with the service's public client per chain.
 import type { RouteHandler } from "@hono/zod-openapi";
-import { type Address, getAddress, type Hex, type LocalAccount, TransactionReceiptNotFoundError } from "viem";
+import { type Address, getAddress, type Hex, type LocalAccount } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
-import { getTransactionReceipt } from "viem/actions";
 import { fromChain, publicClientFor } from "../../_shared/chain/clients.ts";
 import {
   checkoutRefFromId,
@@ -121,16 +120,6 @@ export const recordPaymentTransaction: RouteHandler<typeof routes.recordPaymentT
 /** Not a verdict yet: the page polls until the receipt is mined and confirmed enough. */
 const NOT_YET = new Set<MintRefusalCode>(["receipt_not_found", "not_enough_confirmations"]);
 
-/** The transaction's sender, or null while it is not mined. */
-async function senderOf(config: Config, chainId: number, txHash: Hex): Promise<Address | null> {
-  try {
-    return (await getTransactionReceipt(publicClientFor(config, chainId), { hash: txHash })).from;
-  } catch (error) {
-    if (error instanceof TransactionReceiptNotFoundError) return null;
-    throw error;
-  }
-}
-
 export const confirmPayment: RouteHandler<typeof routes.confirmPayment, AppEnv> = async (c) => {
   const { checkoutId } = c.req.valid("param");
   const txHash = c.req.valid("json").txHash.toLowerCase() as Hex;
@@ -151,12 +140,10 @@ export const confirmPayment: RouteHandler<typeof routes.confirmPayment, AppEnv> 
 
   // The payer is the wallet the page prepared this transaction for (its attempt reported the hash);
   // a page that never reported it: the transaction's sender, which is the payer for an ordinary
-  // wallet. Either way the NFT must have been minted to that payer.
-  const chainId = Number(session.chain_id);
-  const payer = recorded?.payer ? getAddress(recorded.payer) : await fromChain(senderOf(config, chainId, txHash));
-  const verification = payer
-    ? await fromChain(verifyCheckoutPayment(config, checkoutTerms(session.id, session), txHash, payer))
-    : { ok: false as const, code: "receipt_not_found" as const, message: `no mined transaction ${txHash} on chain ${chainId}` };
+  // wallet (read from the receipt the verification fetches anyway). Either way the NFT must have
+  // been minted to that payer.
+  const payer = recorded?.payer ? getAddress(recorded.payer) : null;
+  const verification = await fromChain(verifyCheckoutPayment(config, checkoutTerms(session.id, session), txHash, payer));
   if (!verification.ok) {
     if (NOT_YET.has(verification.code)) {
       return c.json({ status: "confirming" as const, reason: verification.code as "receipt_not_found", message: verification.message }, 202);
