@@ -1,7 +1,9 @@
 // Issue 10: the e-mail code sign-in. Codes are one-time, short-lived, stored only as keyed hashes,
 // capped at MCP_SIGN_IN_MAX_ATTEMPTS tries, and rate-limited per address and per IP; a new code
 // ends the address's earlier one. Mail goes through SMTP to a local server (oauth-fixtures.ts).
+import { createHash } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { keyedHash } from "../../supabase/functions/_shared/auth/mcp-oauth.ts";
 import { Browser, createOAuthTestContext, hiddenFields, type OAuthTestContext } from "./oauth-fixtures.ts";
 
 let ctx: OAuthTestContext;
@@ -33,7 +35,10 @@ describe("e-mail code sign-in", () => {
     const code = await ctx.mail.codeFor("once@example.com", before);
     const [row] = await ctx.owner`select email, code_hash from mcp_oauth.sign_in_codes where id = ${fields.sign_in_id!}`;
     expect(row!.email).toBe("once@example.com");
-    expect(Buffer.from(row!.code_hash).toString("hex")).not.toContain(Buffer.from(code).toString("hex"));
+    // The HMAC keyed with MCP_TOKEN_SECRET, bound to the address; not a plain SHA-256 of the code.
+    const stored = Buffer.from(row!.code_hash).toString("hex");
+    expect(stored).toBe(Buffer.from(keyedHash(ctx.config, "sign-in-code", `once@example.com:${code}`)).toString("hex"));
+    expect(stored).not.toBe(createHash("sha256").update(code).digest("hex"));
     const ok = await verify(browser, fields, code);
     expect(ok.status).toBe(303);
     expect(ok.headers.get("location")).toBe("/oauth/grants");
