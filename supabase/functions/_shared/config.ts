@@ -134,7 +134,7 @@ const configSchema = z.object({
   // Per-user limits per minute: {"check": 120, "depositsRecord": 30, "usageRecord": 600}.
   SPONSORSHIP_RATE_LIMITS: jsonSetting(sponsorshipRateLimitsSchema, "{}", "a JSON object of {check, depositsRecord, usageRecord}"),
   // MCP endpoints (issue 10): requests per minute per token (an API key on /mcp/backend, an OAuth
-  // grant on the public endpoint), counted in PostgreSQL (mcp.take_rate_limit): 429 rate_limited.
+  // grant on the public endpoint), counted in PostgreSQL (mcp.take_rate_limit; mcp_oauth.access_allowed on /mcp): 429 rate_limited.
   MCP_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).max(1_000_000).default(120),
   // ---- Public MCP endpoint's OAuth authorization server (issue 10; api/oauth, auth/mcp-oauth.ts) ----
   // The SMTP relay that sends sign-in codes: smtp://user:pass@host:587 (STARTTLS when offered) or

@@ -15,6 +15,7 @@ import type { Config } from "../config.ts";
 import { type DbScope, translateDatabaseError as translate } from "../db/database.ts";
 import { ApiError } from "../http/errors.ts";
 import type { AppEnv } from "../http/context.ts";
+import { sha256 } from "../crypto/sha256.ts";
 
 /** Scopes named by capability. The read ones are the consent page's default selection. */
 export const READ_SCOPES = ["events:read", "hubs:read", "venues:read", "checkout:read", "sponsorship:read"] as const;
@@ -49,10 +50,7 @@ function signingKey(config: Config): Uint8Array {
   return key;
 }
 
-/** SHA-256 of a random token (refresh tokens, codes, sessions: 256 bits, so a plain hash is enough). */
-export function sha256(text: string): Uint8Array {
-  return new Uint8Array(createHash("sha256").update(text).digest());
-}
+export { sha256 };
 
 /** HMAC of a short secret (a 6-digit e-mail code): a leaked table cannot be brute-forced without the key. */
 export function keyedHash(config: Config, purpose: string, text: string): Uint8Array {

@@ -1,10 +1,10 @@
 // The hosted page's view of a session, shared by the session read and the payment operations: all
 // authenticated by the client secret alone, as `anon` (the SQL functions check the secret's hash).
 import type { z } from "@hono/zod-openapi";
-import { createHash } from "node:crypto";
 import type { ClaimsScope, Database, Tx } from "../../_shared/db/database.ts";
 import { ApiError } from "../../_shared/http/errors.ts";
 import type { ClientCheckoutSessionSchema } from "./routes.ts";
+import { sha256 } from "../../_shared/crypto/sha256.ts";
 
 type ClientCheckoutSession = z.infer<typeof ClientCheckoutSessionSchema>;
 
@@ -12,7 +12,7 @@ type ClientCheckoutSession = z.infer<typeof ClientCheckoutSessionSchema>;
 export const CHECKOUT_PAGE_SCOPE: ClaimsScope = { kind: "claims", role: "anon", claims: { role: "anon" } };
 
 // node:crypto, synchronous: Web Crypto's async digest cost more per call than hashing these few bytes.
-export const sha256 = (text: string) => new Uint8Array(createHash("sha256").update(text, "utf8").digest());
+export { sha256 };
 
 /** The hash the client-secret functions take. A missing secret is hashed like a wrong one, so neither answers sooner than an unknown id. */
 export const clientSecretHash = (secret: string | undefined) => sha256(secret ?? "");
