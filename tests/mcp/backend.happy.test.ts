@@ -54,11 +54,12 @@ describe("tools/list", () => {
 });
 
 describe("tools/call", () => {
-  it("a read tool answers what REST answers", async () => {
+  it("a read tool answers what REST answers: its JSON as structuredContent, its text as the text content", async () => {
     const result = await client.callTool({ name: "get_me", arguments: {} });
-    const rest = await (await t.call("/api/v3/me", { key: user.key })).json();
+    const restText = await (await t.call("/api/v3/me", { key: user.key })).text();
     expect(result.isError).toBeFalsy();
-    expect(result.structuredContent).toEqual(rest);
+    expect(result.structuredContent).toEqual(JSON.parse(restText));
+    expect(result.content).toEqual([{ type: "text", text: restText }]);
   });
 
   it("a write tool creates through the REST route and answers its body", async () => {

@@ -20,10 +20,11 @@ export interface RouteCall {
   headers?: Record<string, string>;
 }
 
-/** A route's answer: its status and its parsed JSON body (null for an empty one). */
+/** A route's answer: its status, its parsed JSON body (null for an empty one) and that body's text. */
 export interface RouteAnswer {
   status: number;
   body: unknown;
+  text: string;
   headers: Headers;
 }
 
@@ -77,5 +78,5 @@ export async function callRoute(app: InProcessApp, credential: RouteCredential, 
       body = text;
     }
   }
-  return { status: response.status, body, headers: response.headers };
+  return { status: response.status, body, text, headers: response.headers };
 }

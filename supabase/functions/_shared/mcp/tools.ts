@@ -31,8 +31,11 @@ export interface ToolDefinition<I extends z.ZodObject = z.ZodObject, O extends z
   annotations: ToolAnnotations;
 }
 
-/** The answer of an implementation: a REST route's status and JSON body, or a body of its own (200). */
-export type ToolAnswer = Pick<RouteAnswer, "status" | "body">;
+/**
+ * The answer of an implementation: a REST route's status and JSON body (and its text as sent), or a
+ * body of its own (200).
+ */
+export type ToolAnswer = Pick<RouteAnswer, "status" | "body"> & Partial<Pick<RouteAnswer, "text">>;
 
 export interface ToolContext {
   /** Calls a REST route in-process as the MCP caller (see call-route.ts). */
@@ -117,11 +120,16 @@ function auditedInput(schema: z.ZodObject): StandardSchemaWithJSON {
   } as StandardSchemaWithJSON;
 }
 
-/** The output schema as the SDK sees it: zod's own validation, the memoised JSON Schema. */
-function memoisedOutput(schema: z.ZodType): StandardSchemaWithJSON {
-  const standard = schema["~standard"];
+/**
+ * The output schema as the SDK sees it: the memoised JSON Schema, advertised in tools/list, and no
+ * validation on the way out. An answer is the REST route's own JSON, which REST sends unvalidated
+ * too (the SQL builds it); checking it again here cost a zod parse of every page per call. Clients
+ * validate structuredContent against the advertised schema (the SDK's Client does, so every tool
+ * test checks each answer against its schema).
+ */
+function advertisedOutput(schema: z.ZodType): StandardSchemaWithJSON {
   return {
-    "~standard": { version: 1, vendor: standard.vendor, validate: standard.validate, jsonSchema: memoisedJsonSchema(schema) },
+    "~standard": { version: 1, vendor: "eventhub-mcp", validate: (value: unknown) => ({ value }), jsonSchema: memoisedJsonSchema(schema) },
   } as StandardSchemaWithJSON;
 }
 
@@ -129,7 +137,7 @@ function memoisedOutput(schema: z.ZodType): StandardSchemaWithJSON {
 const registered = new WeakMap<ToolDefinition, { inputSchema: StandardSchemaWithJSON; outputSchema: StandardSchemaWithJSON }>();
 function schemasOf(definition: ToolDefinition) {
   let schemas = registered.get(definition);
-  if (!schemas) registered.set(definition, schemas = { inputSchema: auditedInput(definition.input), outputSchema: memoisedOutput(definition.output) });
+  if (!schemas) registered.set(definition, schemas = { inputSchema: auditedInput(definition.input), outputSchema: advertisedOutput(definition.output) });
   return schemas;
 }
 
@@ -144,11 +152,15 @@ function invalidArguments(issues: Invalid[typeof INVALID], requestId: string): T
 
 const isObject = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === "object" && !Array.isArray(value);
 
-/** 2xx: the body as structuredContent (and as text); otherwise an isError result with the error body. */
+/**
+ * 2xx: the body as structuredContent, and as text (the route's JSON text as REST sent it, when it
+ * is that body); otherwise an isError result with the error body.
+ */
 export function toToolResult(answer: ToolAnswer, requestId: string): CallToolResult {
   if (answer.status >= 200 && answer.status < 300) {
     const structured = isObject(answer.body) ? answer.body : {};
-    return { content: [{ type: "text", text: JSON.stringify(structured) }], structuredContent: structured };
+    const text = structured === answer.body && answer.text !== undefined ? answer.text : JSON.stringify(structured);
+    return { content: [{ type: "text", text }], structuredContent: structured };
   }
   const body = isObject(answer.body) && typeof answer.body.code === "string"
     ? answer.body

@@ -318,13 +318,13 @@ async function approve(c: C, app: InProcessApp): Promise<Response> {
   // Single use: one approval claims the link (pending -> approving under its row lock).
   const [claimed] = await db.statement(scope, (tx) => tx<{ id: string; kind: string; action: unknown }[]>`
     select * from mcp_confirmations.begin_approval(${row.id}, ${tokenHash})`);
-  let answer: RouteAnswer;
+  let answer: ApprovalAnswer;
   try {
     answer = await runApproved(c, app, opened, claimed!, body);
   } catch (error) {
     // The claim is never left behind: an unexpected failure ends the link failed (its status says so).
     console.error(`[${c.get("requestId")}] confirmation ${row.id} failed:`, error instanceof Error ? error.message : error);
-    answer = { status: 500, body: { code: "internal_error", message: "The service failed to run the approved action." }, headers: new Headers() };
+    answer = { status: 500, body: { code: "internal_error", message: "The service failed to run the approved action." } };
   }
   const ok = answer.status >= 200 && answer.status < 300;
   const sent = kind === "sponsored_deposit" ? { txHash: body.txHash } : {};
@@ -333,11 +333,14 @@ async function approve(c: C, app: InProcessApp): Promise<Response> {
   return c.json({ confirmationId: row.id, status: ok ? "approved" : "failed", outcome }, 200, { "Cache-Control": "no-store" });
 }
 
+/** What an approval ends with: the REST route's answer, or a refusal of the page's own. */
+type ApprovalAnswer = Pick<RouteAnswer, "status" | "body">;
+
 /** Runs the claimed action through its REST route as the person (refused when the claimed row differs from the one shown). */
 async function runApproved(c: C, app: InProcessApp, { row, kind }: Opened, claimed: { kind: string; action: unknown },
-    body: Record<string, unknown>): Promise<RouteAnswer> {
+    body: Record<string, unknown>): Promise<ApprovalAnswer> {
   if (hex(actionHash(claimed.kind, claimed.action)) !== hex(row.action_hash)) {
-    return { status: 409, body: { code: "confirmation_tampered", message: "The stored action changed while it was being approved." }, headers: new Headers() };
+    return { status: 409, body: { code: "confirmation_tampered", message: "The stored action changed while it was being approved." } };
   }
   const requestId = c.get("requestId");
   if (kind === "wallet_link") {
@@ -356,7 +359,7 @@ async function runApproved(c: C, app: InProcessApp, { row, kind }: Opened, claim
  * vault, succeeded, confirmed), waiting up to ~15 s for its confirmations. Only a new record of
  * exactly the action's amount approves: a transaction recorded before, or another amount, fails.
  */
-async function recordDeposit(c: C, app: InProcessApp, row: OpenRow, txHash: string): Promise<RouteAnswer> {
+async function recordDeposit(c: C, app: InProcessApp, row: OpenRow, txHash: string): Promise<ApprovalAnswer> {
   const call = () => callRoute(app, { principal: personPrincipal(row, "sponsorship:write") }, {
     method: "POST", path: "/api/v3/sponsorship/deposits/record",
     body: { walletAddress: row.action.walletAddress, chainId: row.action.chainId, txHash },
@@ -366,7 +369,7 @@ async function recordDeposit(c: C, app: InProcessApp, row: OpenRow, txHash: stri
     await new Promise((resolve) => setTimeout(resolve, 500));
     answer = await call();
   }
-  const failed = (code: string, message: string) => ({ status: 409, body: { code, message, txHash, answer: answer.body }, headers: answer.headers });
+  const failed = (code: string, message: string) => ({ status: 409, body: { code, message, txHash, answer: answer.body } });
   if (answer.status === 202) return failed("deposit_not_confirmed", "The transaction was not confirmed in time; record it later with deposits/record.");
   if (answer.status === 200) return failed("transaction_already_recorded", "This transaction was recorded before; it is not this link's deposit.");
   if (answer.status === 201 && (answer.body as { amountWei?: string }).amountWei !== row.action.amountWei) {
