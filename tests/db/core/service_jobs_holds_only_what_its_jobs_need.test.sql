@@ -1,6 +1,7 @@
 -- service_jobs, the role pg_cron jobs switch to, holds exactly the privileges its jobs' functions
 -- need and cannot bypass RLS. A new job adds its grants to the lists below; the grants of another
--- schema's jobs are listed by that schema's own test (tests/db/checkout/, tests/db/sponsorship/, tests/db/relays/). (Names are compared in
+-- schema's jobs are listed by that schema's own test (tests/db/checkout/, tests/db/sponsorship/, tests/db/relays/,
+-- and tests/db/mcp/ for mcp, mcp_oauth and mcp_confirmations). (Names are compared in
 -- the default collation: catalog names come in "C".)
 begin;
 select plan(5);
@@ -14,7 +15,7 @@ select results_eq(
   $$
     select n.nspname::text collate "default", a.privilege_type
     from pg_namespace n, aclexplode(n.nspacl) a
-    where a.grantee = 'service_jobs'::regrole and n.nspname not in ('checkout', 'sponsorship', 'relays')
+    where a.grantee = 'service_jobs'::regrole and n.nspname not in ('checkout', 'sponsorship', 'relays', 'mcp', 'mcp_oauth', 'mcp_confirmations')
     order by 1, 2
   $$,
   $$values ('core', 'USAGE')$$,
@@ -27,7 +28,7 @@ select results_eq(
     from pg_class c
     join pg_namespace n on n.oid = c.relnamespace
     cross join aclexplode(c.relacl) a
-    where a.grantee = 'service_jobs'::regrole and n.nspname not in ('checkout', 'sponsorship', 'relays')
+    where a.grantee = 'service_jobs'::regrole and n.nspname not in ('checkout', 'sponsorship', 'relays', 'mcp', 'mcp_oauth', 'mcp_confirmations')
     order by 1, 2
   $$,
   $$values ('core.rate_limit_windows', 'DELETE'), ('core.rate_limit_windows', 'SELECT'),
@@ -42,7 +43,7 @@ select is_empty(
     join pg_class c on c.oid = t.attrelid
     join pg_namespace n on n.oid = c.relnamespace
     cross join aclexplode(t.attacl) a
-    where a.grantee = 'service_jobs'::regrole and n.nspname not in ('checkout', 'sponsorship', 'relays')
+    where a.grantee = 'service_jobs'::regrole and n.nspname not in ('checkout', 'sponsorship', 'relays', 'mcp', 'mcp_oauth', 'mcp_confirmations')
   $$,
   'columns: nothing'
 );
@@ -52,7 +53,8 @@ select results_eq(
     select p.oid::regprocedure::text
     from pg_proc p, aclexplode(p.proacl) a
     where a.grantee = 'service_jobs'::regrole and a.privilege_type = 'EXECUTE'
-      and p.pronamespace not in ('checkout'::regnamespace, 'sponsorship'::regnamespace, 'relays'::regnamespace)
+      and p.pronamespace not in ('checkout'::regnamespace, 'sponsorship'::regnamespace, 'relays'::regnamespace,
+                                'mcp'::regnamespace, 'mcp_oauth'::regnamespace, 'mcp_confirmations'::regnamespace)
     order by 1
   $$,
   $$values ('core.purge_expired_siwe_nonces()'), ('core.purge_rate_limit_windows()')$$,
