@@ -3,7 +3,9 @@
 // is in no access log and no Referer); the script moves it to sessionStorage, removes it from the
 // address bar and sends it in X-Confirmation-Token with each of its same-origin requests. The
 // person's identity is the sign-in pages' session cookie; without one the page offers the sign-in
-// page in a new tab and carries on once they are back.
+// page in a new tab and carries on once they are back. Once signed in, a bar at the top names them
+// and links to /oauth/sign-out (this static page cannot hold the session's CSRF token that the
+// sign-out form needs).
 import { createHash } from "node:crypto";
 
 const STYLE = `
@@ -17,6 +19,9 @@ button.secondary,a.button.secondary{background:#fff;color:#245ea8}button:disable
 .error{background:#fde8e8;color:#8a1c1c;padding:.6rem .8rem;border-radius:8px}.ok{background:#e6f4ea;color:#1e5b2c;padding:.6rem .8rem;border-radius:8px}
 table{width:100%;border-collapse:collapse;margin:.5rem 0 1rem;table-layout:fixed}th,td{text-align:left;vertical-align:top;padding:.45rem .3rem;border-top:1px solid #eee}
 td{overflow-wrap:anywhere}th{width:36%;font-weight:600;font-size:.9rem;overflow-wrap:break-word}p{overflow-wrap:anywhere}td.before{color:#777;text-decoration:line-through}tr.changed td.after{font-weight:600;color:#7a4b00}
+.account{display:flex;flex-wrap:wrap;gap:.35rem .75rem;align-items:center;justify-content:space-between;margin:0 0 1rem;padding-bottom:.6rem;border-bottom:1px solid #eee;font-size:.9rem;color:#555}
+.account strong{color:#1c1e21;overflow-wrap:anywhere}a.signout{margin-left:auto;padding:.3rem .7rem;border:1px solid #9fb4d4;border-radius:8px;color:#245ea8;text-decoration:none;white-space:nowrap}
+a:focus-visible,button:focus-visible{outline:3px solid #f0a500;outline-offset:2px}
 .muted{color:#666;font-size:.9rem}code{font-family:ui-monospace,monospace;font-size:.85rem;overflow-wrap:anywhere}[hidden]{display:none!important}`;
 
 const SCRIPT = `(() => {
@@ -65,6 +70,9 @@ const SCRIPT = `(() => {
   async function load() {
     if (!token) { finished("invalid"); say($("#done-text"), "This link is incomplete. Open the whole link your assistant gave you.", "error"); return; }
     const { status, data } = await post("view");
+    $("#account").hidden = status === 401;
+    $("#account-email").textContent = data.email || "";
+    $("#account-who").hidden = !data.email;
     if (status === 401) { show("signin"); return; }
     if (status !== 200) { show("done"); say($("#done-text"), data.message || "This link cannot be used.", "error"); $("#done-detail").textContent = ""; return; }
     if (data.status !== "pending") { finished(data.status, data.outcome && data.outcome.error ? data.outcome.error.message : ""); return; }
@@ -126,7 +134,9 @@ export const PAGE_HEADERS = {
   "Referrer-Policy": "no-referrer",
 };
 
-const BODY = `<section id="loading"><h1>Confirm a request</h1><p class="muted">Loading…</p></section>
+const BODY = `<div id="account" class="account" hidden><span id="account-who" hidden>Signed in as <strong id="account-email"></strong></span>
+<a class="signout" href="/oauth/sign-out">Sign out</a></div>
+<section id="loading"><h1>Confirm a request</h1><p class="muted">Loading…</p></section>
 <section id="signin" hidden><h1>Sign in to continue</h1>
 <p>Your assistant asked you to confirm something. Sign in with your e-mail address first: the sign-in page opens in a new tab.</p>
 <div class="actions"><a class="button" href="/oauth/grants" target="_blank" rel="noopener">Sign in</a>

@@ -1,13 +1,13 @@
 // The public MCP endpoint's OAuth 2.1 authorization server (issue 10): metadata (RFC 9728, RFC
 // 8414), authorize with PKCE S256 and resource indicators (RFC 8707), sign-in by e-mail code,
 // consent, token (authorization_code, refresh_token with rotation), revocation (RFC 7009), dynamic
-// registration (RFC 7591) and the person's grants page. The rules that must hold under concurrency
-// (a code redeemed once, a refresh token rotated once, reuse revoking the grant) are decided in
-// Postgres under row locks (migration 20261123001100_mcp_oauth.sql); this module validates input,
-// signs tokens and renders pages.
+// registration (RFC 7591), the person's grants page and sign-out. The rules that must hold under
+// concurrency (a code redeemed once, a refresh token rotated once, reuse revoking the grant) are
+// decided in Postgres under row locks (migration 20261123001100_mcp_oauth.sql); this module validates
+// input, signs tokens and renders pages.
 import { randomInt } from "node:crypto";
 import type { Context } from "hono";
-import { setCookie } from "hono/cookie";
+import { deleteCookie, setCookie } from "hono/cookie";
 import {
   type BrowserSession, browserSession, browserSessionCookie, issuerOf, keyedHash, MCP_SCOPES, mcpResourceOf, personScope, randomToken,
   s256, sha256, signAccessToken, signPageValue, verifyAccessToken, verifyPageValue,
@@ -20,7 +20,7 @@ import { translateDatabaseError } from "../../_shared/db/database.ts";
 import { ApiError } from "../../_shared/http/errors.ts";
 import { sendMail } from "../../_shared/mail/mailer.ts";
 import { ClientError, isValidRedirectUri, redirectUriMatches, resolveClient } from "./clients.ts";
-import { codePage, consentPage, errorPage, type GrantRow, grantsPage, hostOf, signInPage } from "./pages.ts";
+import { codePage, consentPage, errorPage, type GrantRow, grantsPage, hostOf, signedOutPage, signInPage, signOutPage } from "./pages.ts";
 
 type C = Context<AppEnv>;
 
@@ -60,10 +60,13 @@ function html(c: C, body: string, status: 200 | 400 | 403 | 429 | 503 = 200, hea
 }
 
 /** The pages' forms post only from the issuer's own origin (a browser always sends Origin on a POST). */
-function refuseForeignOrigin(c: C): Response | undefined {
+function foreignOrigin(c: C): boolean {
   const origin = c.req.header("origin");
-  if (origin === undefined) return undefined;
-  if (origin === new URL(issuerOf(c.get("config"))).origin) return undefined;
+  return origin !== undefined && origin !== new URL(issuerOf(c.get("config"))).origin;
+}
+
+function refuseForeignOrigin(c: C): Response | undefined {
+  if (!foreignOrigin(c)) return undefined;
   return html(c, errorPage("Request refused", "This form may only be sent from the sign-in page itself."), 403);
 }
 
@@ -527,6 +530,44 @@ async function revokeGrantFromPage(c: C): Promise<Response> {
 }
 
 // ------------------------------------------------------------------------------------------------
+// Sign-out
+// ------------------------------------------------------------------------------------------------
+
+/** The Sign out button alone, for pages that cannot render the session's CSRF token (the confirmation page). */
+async function signOutForm(c: C): Promise<Response> {
+  const session = await browserSession(c);
+  if (!session) return html(c, signedOutPage({ again: "/oauth/grants", againLabel: "Sign in", wasSignedIn: false }));
+  return html(c, signOutPage({ email: session.email, csrf: csrfOf(c.get("config"), session) }));
+}
+
+/**
+ * Ends this browser's session: the row is deleted (mcp_oauth.end_browser_session), so the old cookie
+ * no longer signs anyone in, and the cookie is cleared with the attributes it was set with. Same
+ * protection as the other forms (the Origin check, then the session's CSRF token); a foreign Origin
+ * gets the one error body. Grants are untouched: assistants keep their access until revoked.
+ */
+async function signOut(c: C): Promise<Response> {
+  if (foreignOrigin(c)) throw new ApiError(403, "origin_not_allowed", "Sign-out is accepted only from this service's own pages.");
+  const config = c.get("config");
+  const body = await form(c);
+  const session = await browserSession(c);
+  if (session) {
+    if (!csrfValid(config, session, one(body.csrf))) return html(c, errorPage("Request refused", "This form is out of date. Go back and try again."), 403);
+    await sql(c.get("db").sql`select mcp_oauth.end_browser_session(${session.hash})`);
+  }
+  const { name, secure } = browserSessionCookie(config);
+  deleteCookie(c, name, { path: "/", httpOnly: true, secure, sameSite: "Lax" });
+  // Signed out from the consent page: signing in again continues that authorization.
+  const requestToken = one(body.request) || undefined;
+  const request = requestToken ? await readRequest(c, requestToken) : undefined;
+  return html(c, signedOutPage({
+    again: request ? `/oauth/consent?request=${encodeURIComponent(requestToken!)}` : "/oauth/grants",
+    againLabel: request ? `Sign in again to connect ${request.clientName}` : "Sign in again",
+    wasSignedIn: session !== undefined,
+  }));
+}
+
+// ------------------------------------------------------------------------------------------------
 // Routes (not in the OpenAPI document: OAuth clients discover them through the metadata)
 // ------------------------------------------------------------------------------------------------
 
@@ -554,4 +595,6 @@ oauthRouter.post("/oauth/revoke", revoke);
 oauthRouter.post("/oauth/register", register);
 oauthRouter.get("/oauth/grants", grants);
 oauthRouter.post("/oauth/grants/revoke", revokeGrantFromPage);
+oauthRouter.get("/oauth/sign-out", signOutForm);
+oauthRouter.post("/oauth/sign-out", signOut);
 

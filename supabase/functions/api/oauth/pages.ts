@@ -1,5 +1,6 @@
-// The authorization server's pages: sign-in by e-mail code, consent, and the person's grants. Plain
-// HTML forms (they work without JavaScript), one small stylesheet, readable at phone width.
+// The authorization server's pages: sign-in by e-mail code, consent, the person's grants and
+// sign-out. Plain HTML forms (they work without JavaScript), one small stylesheet, readable at phone
+// width. Pages for a signed-in person carry an account bar with their address and a Sign out button.
 import { READ_SCOPES } from "../../_shared/auth/mcp-oauth.ts";
 
 const SCOPE_DESCRIPTIONS: Record<string, string> = {
@@ -25,14 +26,18 @@ main{max-width:30rem;margin:2.5rem auto;padding:1.5rem;background:#fff;border-ra
 h1{font-size:1.35rem;margin:0 0 1rem}p{margin:.5rem 0 1rem}label{display:block;font-weight:600;margin:.75rem 0 .25rem}
 input[type=email],input[type=text]{width:100%;padding:.7rem;font:inherit;border:1px solid #bbb;border-radius:8px}
 input[inputmode=numeric]{letter-spacing:.3em;font-size:1.3rem;text-align:center}
-button{font:inherit;padding:.7rem 1.1rem;border-radius:8px;border:1px solid #245;cursor:pointer;background:#245ea8;color:#fff}
-button.secondary{background:#fff;color:#245ea8}.actions{display:flex;gap:.75rem;flex-wrap:wrap;margin-top:1.25rem}
-.actions button{flex:1 1 8rem}.error{background:#fde8e8;color:#8a1c1c;padding:.6rem .8rem;border-radius:8px}
+button,a.button{font:inherit;padding:.7rem 1.1rem;border-radius:8px;border:1px solid #245;cursor:pointer;background:#245ea8;color:#fff;text-decoration:none;text-align:center}
+button.secondary,a.button.secondary{background:#fff;color:#245ea8}.actions{display:flex;gap:.75rem;flex-wrap:wrap;margin-top:1.25rem}
+.actions button,.actions a.button{flex:1 1 8rem}.error{background:#fde8e8;color:#8a1c1c;padding:.6rem .8rem;border-radius:8px}
 fieldset{border:1px solid #ddd;border-radius:8px;margin:1rem 0;padding:.5rem .9rem}legend{font-weight:600;padding:0 .3rem}
 .scope{display:flex;gap:.6rem;align-items:flex-start;font-weight:400;margin:.5rem 0}.scope input{margin-top:.35rem}
 .scope code{font-size:.85rem;color:#555;display:block}.host{font-family:ui-monospace,monospace;word-break:break-all}
 ul.grants{list-style:none;padding:0}ul.grants li{border-top:1px solid #eee;padding:.75rem 0;display:flex;gap:.75rem;justify-content:space-between;align-items:center;flex-wrap:wrap}
-.muted{color:#666;font-size:.9rem}`;
+.muted{color:#666;font-size:.9rem}
+.account{display:flex;flex-wrap:wrap;gap:.35rem .75rem;align-items:center;justify-content:space-between;margin:0 0 1rem;padding-bottom:.6rem;border-bottom:1px solid #eee;font-size:.9rem;color:#555}
+.account strong{color:#1c1e21;overflow-wrap:anywhere}.account form{margin:0 0 0 auto}
+button.link{padding:.3rem .7rem;font-size:.9rem;background:#fff;color:#245ea8;border-color:#9fb4d4}
+button:focus-visible,a:focus-visible{outline:3px solid #f0a500;outline-offset:2px}`;
 
 function page(title: string, body: string): string {
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">` +
@@ -42,6 +47,17 @@ function page(title: string, body: string): string {
 const hidden = (name: string, value: string | undefined) =>
   value === undefined ? "" : `<input type="hidden" name="${name}" value="${escapeHtml(value)}">`;
 const errorLine = (error?: string) => (error ? `<p class="error" role="alert">${escapeHtml(error)}</p>` : "");
+
+/**
+ * The signed-in person's address and the Sign out button (POST /oauth/sign-out with the session's
+ * CSRF token). `request` is the pending authorization, so the signed-out page can offer to sign in
+ * again for it.
+ */
+function accountBar(o: { email: string; csrf: string; request?: string }): string {
+  return `<div class="account"><span>Signed in as <strong>${escapeHtml(o.email)}</strong></span>` +
+    `<form method="post" action="/oauth/sign-out">${hidden("csrf", o.csrf)}${hidden("request", o.request)}` +
+    `<button type="submit" class="link">Sign out</button></form></div>`;
+}
 
 export function signInPage(o: { request?: string; email?: string; error?: string; clientName?: string }): string {
   const why = o.clientName ? `to connect <strong>${escapeHtml(o.clientName)}</strong> to your account` : "to manage your connected assistants";
@@ -64,8 +80,8 @@ export function consentPage(o: { request: string; csrf: string; clientName: stri
     `<span>${escapeHtml(SCOPE_DESCRIPTIONS[scope] ?? scope)}<code>${escapeHtml(scope)}</code></span></label>`;
   const reads = o.scopes.filter((s) => (READ_SCOPES as readonly string[]).includes(s));
   const writes = o.scopes.filter((s) => !(READ_SCOPES as readonly string[]).includes(s));
-  return page("Allow access?", `<h1>Allow <span>${escapeHtml(o.clientName)}</span> to use your account?</h1>
-<p>Signed in as <strong>${escapeHtml(o.email)}</strong>. After you choose, you go back to <span class="host">${escapeHtml(o.redirectHost)}</span>.</p>
+  return page("Allow access?", `${accountBar({ email: o.email, csrf: o.csrf, request: o.request })}<h1>Allow <span>${escapeHtml(o.clientName)}</span> to use your account?</h1>
+<p>After you choose, you go back to <span class="host">${escapeHtml(o.redirectHost)}</span>.</p>
 <p class="muted">The name is the client's own; only allow clients you started yourself.</p>
 <form method="post" action="/oauth/consent">${hidden("request", o.request)}${hidden("csrf", o.csrf)}
 ${reads.length ? `<fieldset><legend>Read</legend>${reads.map(box).join("")}</fieldset>` : ""}
@@ -86,9 +102,22 @@ export function grantsPage(o: { grants: GrantRow[]; csrf: string; email: string;
   const item = (g: GrantRow) => `<li><div><strong>${escapeHtml(g.client_name)}</strong> <span class="muted host">${escapeHtml(hostOf(g.redirect_uri))}</span>
 <div class="muted">${g.scopes.map(escapeHtml).join(", ")} · since ${g.created_at.toISOString().slice(0, 10)}${g.last_used_at ? ` · used ${g.last_used_at.toISOString().slice(0, 10)}` : ""}</div></div>
 <form method="post" action="/oauth/grants/revoke">${hidden("csrf", o.csrf)}${hidden("grant_id", g.id)}<button type="submit" class="secondary">Revoke</button></form></li>`;
-  return page("Connected assistants", `<h1>Connected assistants</h1><p>Signed in as <strong>${escapeHtml(o.email)}</strong>.</p>
+  return page("Connected assistants", `${accountBar({ email: o.email, csrf: o.csrf })}<h1>Connected assistants</h1>
 ${o.notice ? `<p role="status">${escapeHtml(o.notice)}</p>` : ""}
 ${o.grants.length ? `<ul class="grants">${o.grants.map(item).join("")}</ul>` : "<p>No assistant has access to your account.</p>"}`);
+}
+
+/** GET /oauth/sign-out (the confirmation page's Sign out link leads here): the button alone. */
+export function signOutPage(o: { email: string; csrf: string }): string {
+  return page("Sign out", `<h1>Sign out</h1><p>You are signed in as <strong>${escapeHtml(o.email)}</strong> on this browser.</p>
+<form method="post" action="/oauth/sign-out">${hidden("csrf", o.csrf)}<div class="actions"><button type="submit">Sign out</button></div></form>`);
+}
+
+/** After sign-out (or with no session to end): says so and offers to sign in again. */
+export function signedOutPage(o: { again: string; againLabel: string; wasSignedIn: boolean }): string {
+  const said = o.wasSignedIn ? "You are signed out on this browser." : "You are not signed in on this browser.";
+  return page("Signed out", `<h1>Signed out</h1><p role="status">${said} Assistants you allowed keep their access until you revoke it on the Connected assistants page.</p>
+<div class="actions"><a class="button secondary" href="${escapeHtml(o.again)}">${escapeHtml(o.againLabel)}</a></div>`);
 }
 
 export function errorPage(title: string, message: string): string {
