@@ -3,7 +3,8 @@
 // An assistant (the SDK's MCP Client with the person's OAuth token) asks for an action; the person
 // opens the link, signs in with the e-mail code if needed, sees the action and approves it with the
 // wallet (a SIWE signature) or refuses; the assistant polls the status. Refused: a second use, an
-// expired link, another person's session, a link whose stored action or id was tampered with.
+// expired link, another person's session, a link whose stored action or id was tampered with. An
+// approval whose process died shows as interrupted once its lease ran out.
 // Screenshots at 1280 and 375 px land in .local/screenshots.
 import { mkdirSync } from "node:fs";
 import { createServer, type Server } from "node:http";
@@ -16,7 +17,7 @@ import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/cli
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from "../../scripts/lib/chromium.ts";
 import { REPO_ROOT } from "../../scripts/lib/local-postgres.ts";
 import { linkAddress } from "../../scripts/lib/admin-operations.ts";
-import { MCP_SCOPES } from "../../supabase/functions/_shared/auth/mcp-oauth.ts";
+import { MCP_SCOPES, sha256 } from "../../supabase/functions/_shared/auth/mcp-oauth.ts";
 import { bindingOf } from "../../supabase/functions/api/confirmations/actions.ts";
 import { startChain } from "../chain/chain-fixtures.ts";
 import { createTestContext, type TestContext } from "../setup/test-context.ts";
@@ -296,6 +297,24 @@ describe("confirmation links in Chromium with an anvil wallet", () => {
     await shoot(page, "expired");
     expect(await pagePost(page, link.confirmationId, "refuse", tokenOf(link))).toMatchObject({ status: 409, body: { details: { status: "expired" } } });
     expect((await status(ada, link.confirmationId)).status).toBe("expired");
+    await page.close();
+  });
+
+  it("an approval whose process died shows as interrupted once its lease ran out, with what to do", async () => {
+    const link = await ask(ada, "request_sponsored_deposit", { walletAddress: sponsor.address, chainId: chain.anvil.chainId, amountWei: "1000" });
+    // The page's approval claimed the link (begin_approval as Ada), then its process died 3 minutes (the lease) ago.
+    await ctx.owner.begin(async (tx) => {
+      await tx`select set_config('request.jwt.claims', ${JSON.stringify({ role: "authenticated", app_user_id: adaId })}, true)`;
+      await tx`select * from mcp_confirmations.begin_approval(${link.confirmationId}, ${sha256(tokenOf(link))})`;
+    });
+    await ctx.owner`update mcp_confirmations.confirmations set claimed_at = now() - interval '3 minutes' where id = ${link.confirmationId}`;
+    const { page, errors } = await walletPage(adaPage, sponsor);
+    await page.goto(link.url);
+    await page.getByText("The approval did not finish.").waitFor();
+    expect(await page.locator("#done-detail").innerText()).toMatch(/deposit transaction may have been sent.*deposits\/record/);
+    await shoot(page, "interrupted");
+    expect(errors).toEqual([]);
+    expect(await status(ada, link.confirmationId)).toMatchObject({ status: "failed", outcome: { error: { code: "approval_interrupted" } } });
     await page.close();
   });
 

@@ -1,14 +1,14 @@
 // The audit of MCP tool calls (migration 20261123001000_mcp.sql): one row per call, on both endpoints,
 // readable by the user at GET /api/v3/me/mcp-audit. Arguments are stored with secrets redacted;
 // tokens and keys are never written (the key is named by its id, which the database takes from the
-// transaction it entered with the key).
+// transaction it entered with the key). The person's decisions on confirmation links (approve,
+// refuse) are recorded in the same table (endpoint "confirmation", 20261123001400).
 import type { ApiKeyScope, Database, DbScope } from "../db/database.ts";
 
 export type McpEndpoint = "backend" | "public";
 
-export interface ToolCallRecord {
-  endpoint: McpEndpoint;
-  tool: string;
+/** What every record holds, whoever made it. */
+interface AuditedRecord {
   /** As the client sent them; redacted here before they are stored. */
   arguments: unknown;
   outcome: "ok" | "error";
@@ -18,10 +18,25 @@ export interface ToolCallRecord {
   httpStatus: number | null;
   durationMs: number;
   requestId: string;
+}
+
+export interface ToolCallRecord extends AuditedRecord {
+  endpoint: McpEndpoint;
+  tool: string;
   /** Public endpoint: the OAuth client, grant and the token's scopes. */
   clientId?: string | null;
   grantId?: string | null;
   scopes?: string[];
+}
+
+/** The person's decision on their confirmation link (the database takes the client, grant and kind from the link). */
+export interface DecisionRecord extends AuditedRecord {
+  confirmationId: string;
+  /** The link's token hash: the record is written only for the link the person opened with it. */
+  tokenHash: Uint8Array;
+  decision: "approve" | "refuse";
+  /** The scope the approved action ran with; none for a refusal. */
+  scopes: string[];
 }
 
 export const REDACTED = "[redacted]";
@@ -64,16 +79,28 @@ export function auditedArguments(value: unknown): unknown {
 }
 
 /**
+ * Stores one record with `write` (given the redacted arguments and the whole milliseconds). Never
+ * throws: what was done is answered even when its record cannot be written, and the failure is
+ * logged (without arguments). The record is written after what it records has been stored in its
+ * own transaction (a tool's REST route, a link's decision): in the same one, a failing record would
+ * undo an outcome whose effects (a linked wallet, a recorded deposit) other transactions already made.
+ */
+async function append(record: AuditedRecord, what: string, write: (args: unknown, durationMs: number) => Promise<unknown>): Promise<void> {
+  try {
+    await write(auditedArguments(record.arguments), Math.max(0, Math.round(record.durationMs)));
+  } catch (error) {
+    console.error(`[${record.requestId}] MCP audit of ${what} failed:`, error instanceof Error ? error.message : error);
+  }
+}
+
+/**
  * Appends the record of one tool call, in `scope` (the caller's: the database takes the user, and for
  * an API key its id, from there). An API key's record is one statement that enters the key's scope
  * itself (core.mcp_record_tool_call), sent without a transaction block or a connection of its own;
- * any other scope's is a transaction in it. Never throws: a call that ran is answered even when its
- * record cannot be written, and the failure is logged (without arguments).
+ * any other scope's is a transaction in it. Never throws (see append).
  */
-export async function auditToolCall(db: Database, scope: DbScope, record: ToolCallRecord): Promise<void> {
-  try {
-    const args = auditedArguments(record.arguments);
-    const duration = Math.max(0, Math.round(record.durationMs));
+export function auditToolCall(db: Database, scope: DbScope, record: ToolCallRecord): Promise<void> {
+  return append(record, record.tool, async (args, duration) => {
     if (scope.kind === "api_key" && record.clientId == null && record.grantId == null && !record.scopes?.length) {
       await db.apiKeyFunction(scope, (sql, keyHash, required) => sql<{ owner_id: string }[]>`
         select core.mcp_record_tool_call(${keyHash}, ${required}::text[], ${record.endpoint}, ${record.tool}, ${sql.json(args as never)}::jsonb,
@@ -86,9 +113,19 @@ export async function auditToolCall(db: Database, scope: DbScope, record: ToolCa
         ${record.endpoint}, ${record.tool}, ${tx.json(args as never)}::jsonb, ${record.outcome},
         ${record.errorCode}, ${record.httpStatus}::integer, ${duration}::integer, ${record.requestId},
         ${record.clientId ?? null}, ${record.grantId ?? null}, ${record.scopes ?? []}::text[])`);
-  } catch (error) {
-    console.error(`[${record.requestId}] MCP audit of ${record.tool} failed:`, error instanceof Error ? error.message : error);
-  }
+  });
+}
+
+/**
+ * Appends the record of the person's decision on their confirmation link, in their scope
+ * (mcp_confirmations.record_decision: tool approve_<kind> or refuse_<kind>, endpoint "confirmation").
+ * Never throws (see append).
+ */
+export function auditDecision(db: Database, scope: DbScope, record: DecisionRecord): Promise<void> {
+  return append(record, `the ${record.decision} decision on confirmation ${record.confirmationId}`, (args, duration) => db.statement(scope, (tx) => tx`
+    select mcp_confirmations.record_decision(
+      ${record.confirmationId}, ${record.tokenHash}, ${record.decision}, ${tx.json(args as never)}::jsonb, ${record.outcome},
+      ${record.errorCode}, ${record.httpStatus}::integer, ${duration}::integer, ${record.requestId}, ${record.scopes}::text[])`));
 }
 
 /**

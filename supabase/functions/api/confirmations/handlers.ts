@@ -11,6 +11,8 @@
 //   view, prepare, approve and refuse, each with the token in X-Confirmation-Token and the
 //   session cookie. The approved action runs through its REST route as the person (their OAuth
 //   grant's client, limited to the scope of the action), so REST's validation, SQL and RLS decide.
+//   Each decision (an approval that claimed the link, a refusal) is audited in mcp.tool_calls
+//   (auditDecision) before the page gets its answer.
 import type { Context } from "hono";
 import { getAddress, verifyMessage } from "viem";
 import { browserSession, issuerOf, personScope, randomToken, sha256 } from "../../_shared/auth/mcp-oauth.ts";
@@ -21,6 +23,7 @@ import { matchesSecret } from "../../_shared/crypto/constant-time.ts";
 import { createRouter } from "../../_shared/http/app.ts";
 import type { AppEnv } from "../../_shared/http/context.ts";
 import { ApiError } from "../../_shared/http/errors.ts";
+import { auditDecision, type DecisionRecord } from "../../_shared/mcp/audit.ts";
 import { callRoute, type InProcessApp, type RouteAnswer } from "../../_shared/mcp/call-route.ts";
 import { checkSiweMessage } from "../identity/siwe.ts";
 import {
@@ -301,6 +304,7 @@ async function checkSignedMessage(c: C, opened: Opened, message: string, signatu
 }
 
 async function approve(c: C, app: InProcessApp): Promise<Response> {
+  const started = performance.now();
   const opened = await openLink(c);
   const { row, kind, tokenHash, person } = opened;
   requirePending(row);
@@ -315,7 +319,7 @@ async function approve(c: C, app: InProcessApp): Promise<Response> {
   }
   const db = c.get("db");
   const scope = personScope(person.userId);
-  // Single use: one approval claims the link (pending -> approving under its row lock).
+  // Single use: one approval claims the link (pending -> approving under its row lock) for a lease.
   const [claimed] = await db.statement(scope, (tx) => tx<{ id: string; kind: string; action: unknown }[]>`
     select * from mcp_confirmations.begin_approval(${row.id}, ${tokenHash})`);
   let answer: ApprovalAnswer;
@@ -328,9 +332,32 @@ async function approve(c: C, app: InProcessApp): Promise<Response> {
   }
   const ok = answer.status >= 200 && answer.status < 300;
   const sent = kind === "sponsored_deposit" ? { txHash: body.txHash } : {};
-  const outcome = ok ? { result: answer.body, ...sent } : { error: pickError(answer.body), httpStatus: answer.status, ...sent };
-  await db.statement(scope, (tx) => tx`select mcp_confirmations.finish_approval(${row.id}, ${tokenHash}, ${ok ? "approved" : "failed"}, ${tx.json(outcome as never)}::jsonb)`);
-  return c.json({ confirmationId: row.id, status: ok ? "approved" : "failed", outcome }, 200, { "Cache-Control": "no-store" });
+  const error = ok ? null : pickError(answer.body);
+  const outcome = error ? { error, httpStatus: answer.status, ...sent } : { result: answer.body, ...sent };
+  const [finish] = await db.statement(scope, (tx) => tx<{ finished: boolean }[]>`
+    select mcp_confirmations.finish_approval(${row.id}, ${tokenHash}, ${ok ? "approved" : "failed"}, ${tx.json(outcome as never)}::jsonb) as finished`);
+  // Not finished: the claim outlived its lease, so the link already reads failed (approval_interrupted)
+  // and stays so. The late result is not stored there; the person is told it here, and the audit keeps it.
+  const late = finish?.finished ? null : {
+    code: "approval_interrupted",
+    message: "This approval took too long: its link was given up as interrupted before the result arrived, and stays failed. " +
+      `The action's own answer came later: ${error ? `${error.code}: ${error.message}` : "it was done"}.`,
+  };
+  const failure = late ?? error;
+  await auditDecision(db, scope, decisionRecord(c, opened, started, "approve", {
+    outcome: failure ? "error" : "ok", errorCode: failure?.code ?? null, httpStatus: answer.status, scopes: [KINDS[kind].scope],
+  }));
+  const answered = late ? { error: late, httpStatus: answer.status, ...sent } : outcome;
+  return c.json({ confirmationId: row.id, status: failure ? "failed" : "approved", outcome: answered }, 200, { "Cache-Control": "no-store" });
+}
+
+/** The audit record of the person's decision on the link they opened (the action is its arguments). */
+function decisionRecord(c: C, { row, tokenHash }: Opened, started: number, decision: DecisionRecord["decision"],
+    result: Pick<DecisionRecord, "outcome" | "errorCode" | "httpStatus" | "scopes">): DecisionRecord {
+  return {
+    confirmationId: row.id, tokenHash, decision, arguments: row.action, ...result,
+    durationMs: performance.now() - started, requestId: c.get("requestId"),
+  };
 }
 
 /** What an approval ends with: the REST route's answer, or a refusal of the page's own. */
@@ -384,8 +411,13 @@ function pickError(body: unknown): { code: string; message: string } {
 }
 
 async function refuse(c: C): Promise<Response> {
-  const { row, tokenHash, person } = await openLink(c);
-  await c.get("db").statement(personScope(person.userId), (tx) => tx`select mcp_confirmations.refuse(${row.id}, ${tokenHash})`);
+  const started = performance.now();
+  const opened = await openLink(c);
+  const { row, tokenHash, person } = opened;
+  const db = c.get("db");
+  const scope = personScope(person.userId);
+  await db.statement(scope, (tx) => tx`select mcp_confirmations.refuse(${row.id}, ${tokenHash})`);
+  await auditDecision(db, scope, decisionRecord(c, opened, started, "refuse", { outcome: "ok", errorCode: null, httpStatus: null, scopes: [] }));
   return c.json({ confirmationId: row.id, status: "refused" }, 200, { "Cache-Control": "no-store" });
 }
 

@@ -41,9 +41,10 @@ const SCRIPT = `(() => {
   };
   const STATUS = { approved: "Approved: done.", refused: "You refused this request. Nothing was changed.", expired: "This link has expired. Ask your assistant for a new one.",
     failed: "The approval was recorded but the action failed.", approving: "This request is being approved." };
-  function finished(status, detail) {
+  function finished(status, detail, code) {
     show("done");
-    say($("#done-text"), STATUS[status] || ("This link is " + status + "."), status === "approved" ? "ok" : (status === "refused" ? "" : "error"));
+    say($("#done-text"), code === "approval_interrupted" ? "The approval did not finish."
+      : STATUS[status] || ("This link is " + status + "."), status === "approved" ? "ok" : (status === "refused" ? "" : "error"));
     $("#done-detail").textContent = detail || "";
   }
   function render(v) {
@@ -75,7 +76,7 @@ const SCRIPT = `(() => {
     $("#account-who").hidden = !data.email;
     if (status === 401) { show("signin"); return; }
     if (status !== 200) { show("done"); say($("#done-text"), data.message || "This link cannot be used.", "error"); $("#done-detail").textContent = ""; return; }
-    if (data.status !== "pending") { finished(data.status, data.outcome && data.outcome.error ? data.outcome.error.message : ""); return; }
+    if (data.status !== "pending") { const e = (data.outcome && data.outcome.error) || {}; finished(data.status, e.message, e.code); return; }
     render(data);
   }
   async function approve() {
@@ -105,7 +106,7 @@ const SCRIPT = `(() => {
       if (done.status !== 200) throw new Error(done.data.message || "The approval was refused.");
       const o = done.data.outcome || {}, r = o.result || {};
       finished(done.data.status, o.error ? o.error.message : r.txHash ? "Deposit recorded: transaction " + r.txHash + "."
-        : r.address ? "The wallet " + r.address + " is linked to your account." : "The sponsor wallet's settings are saved.");
+        : r.address ? "The wallet " + r.address + " is linked to your account." : "The sponsor wallet's settings are saved.", o.error && o.error.code);
     } catch (e) {
       say(err, (e && e.message) || String(e), "error");
       for (const b of document.querySelectorAll("#action button")) b.disabled = false;

@@ -7,7 +7,7 @@ import * as routes from "./routes.ts";
 
 interface ToolCallRow {
   id: string;
-  endpoint: "backend" | "public";
+  endpoint: typeof routes.AUDIT_ENDPOINTS[number];
   tool: string;
   arguments: unknown;
   outcome: "ok" | "error";
@@ -19,6 +19,7 @@ interface ToolCallRow {
   client_id: string | null;
   grant_id: string | null;
   scopes: string[];
+  confirmation_id: string | null;
   created_at: Date;
   cursor_value: string;
 }
@@ -31,7 +32,7 @@ export const listMcpToolCalls: RouteHandler<typeof routes.listMcpToolCalls, AppE
     const { after, orderAndLimit } = pageClauses(tx, "t", paging);
     return tx<ToolCallRow[]>`
       select t.id::text as id, t.endpoint, t.tool, t.arguments, t.outcome, t.error_code, t.http_status, t.duration_ms,
-             t.request_id, t.api_key_id, t.client_id, t.grant_id, t.scopes, t.created_at, ${cursorValue(tx, "t", paging)}
+             t.request_id, t.api_key_id, t.client_id, t.grant_id, t.scopes, t.confirmation_id, t.created_at, ${cursorValue(tx, "t", paging)}
       from (select x.*, x.created_at as updated_at from mcp.tool_calls x) t
       where true
         ${query.endpoint ? tx`and t.endpoint = ${query.endpoint}` : tx``}
@@ -54,6 +55,7 @@ export const listMcpToolCalls: RouteHandler<typeof routes.listMcpToolCalls, AppE
     clientId: row.client_id,
     grantId: row.grant_id,
     scopes: row.scopes,
+    confirmationId: row.confirmation_id,
     createdAt: row.created_at.toISOString(),
   })), 200);
 };

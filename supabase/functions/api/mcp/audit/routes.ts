@@ -4,27 +4,39 @@ import { errorResponses } from "../../../_shared/http/errors.ts";
 import { listQuerySchema, pageSchema } from "../../../_shared/http/listing.ts";
 import { apiKeySecurity, jsonContent, ObjectId } from "../../../_shared/http/openapi.ts";
 
+/** Where a record comes from: an MCP endpoint's tool call, or a decision on a confirmation link's page. */
+export const AUDIT_ENDPOINTS = ["backend", "public", "confirmation"] as const;
+
 export const McpToolCallSchema = z
   .object({
     id: z.string().openapi({ description: "The record's id (decimal)" }),
-    endpoint: z.enum(["backend", "public"]).openapi({ description: "backend: /mcp/backend with an API key; public: the OAuth MCP endpoint" }),
+    endpoint: z.enum(AUDIT_ENDPOINTS).openapi({
+      description: "backend: /mcp/backend with an API key; public: the OAuth MCP endpoint; confirmation: not a tool call but your " +
+        "decision on a confirmation link's page (tool approve_<kind> or refuse_<kind>, e.g. approve_wallet_link)",
+    }),
     tool: z.string(),
-    arguments: z.unknown().openapi({ description: "The call's arguments, secrets replaced by \"[redacted]\"; over 16 KiB, `{clipped, bytes}`" }),
-    outcome: z.enum(["ok", "error"]),
-    errorCode: z.string().nullable().openapi({ description: "The stable error code of a failed call (as in REST)" }),
-    httpStatus: z.number().int().nullable().openapi({ description: "The status of the REST operation the tool called" }),
+    arguments: z.unknown().openapi({
+      description: "The call's arguments (confirmation: the link's action), secrets replaced by \"[redacted]\"; over 16 KiB, `{clipped, bytes}`",
+    }),
+    outcome: z.enum(["ok", "error"]).openapi({ description: "confirmation: ok when approved (or refused), error when the approval failed" }),
+    errorCode: z.string().nullable().openapi({
+      description: "The stable error code of a failed call (as in REST); confirmation: the REST route's, or approval_interrupted " +
+        "when the answer came after the link was given up",
+    }),
+    httpStatus: z.number().int().nullable().openapi({ description: "The status of the REST operation the tool (or the approved action) called" }),
     durationMs: z.number().int(),
-    requestId: z.string().openapi({ description: "The MCP request's x-request-id" }),
+    requestId: z.string().openapi({ description: "The MCP request's (or the confirmation page's request's) x-request-id" }),
     apiKeyId: ObjectId.nullable().openapi({ description: "backend: the API key that called (its id; keys are never recorded)" }),
-    clientId: z.string().nullable().openapi({ description: "public: the OAuth client" }),
-    grantId: z.string().nullable().openapi({ description: "public: your grant to that client" }),
-    scopes: z.array(z.string()).openapi({ description: "public: the scopes of the access token" }),
+    clientId: z.string().nullable().openapi({ description: "public and confirmation: the OAuth client (for a confirmation, the one that asked)" }),
+    grantId: z.string().nullable().openapi({ description: "public and confirmation: your grant to that client" }),
+    scopes: z.array(z.string()).openapi({ description: "public: the scopes of the access token; confirmation: the scope the approved action ran with" }),
+    confirmationId: ObjectId.nullable().openapi({ description: "confirmation: the link decided" }),
     createdAt: z.string().openapi({ format: "date-time" }),
   })
   .openapi("McpToolCall");
 
 export const McpAuditQuery = listQuerySchema({
-  endpoint: z.enum(["backend", "public"]).optional(),
+  endpoint: z.enum(AUDIT_ENDPOINTS).optional(),
   outcome: z.enum(["ok", "error"]).optional(),
 });
 
@@ -34,7 +46,8 @@ export const listMcpToolCalls = createRoute({
   tags: ["Identity"],
   summary: "Your MCP tool calls (the audit of both MCP endpoints)",
   description: "Every tool call made as you on the MCP endpoints, newest first: with your API keys on /mcp/backend and by " +
-    "the assistants you authorised on the public endpoint. Records are append-only and never show secrets, keys or tokens; " +
+    "the assistants you authorised on the public endpoint, and your decisions on their confirmation links (endpoint " +
+    "`confirmation`). Records are append-only and never show secrets, keys or tokens; " +
     "`search` matches the tool name. `updatedAt` sorts as `createdAt`.",
   security: apiKeySecurity,
   middleware: [requireApiKey] as const,
