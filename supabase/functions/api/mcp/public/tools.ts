@@ -32,7 +32,8 @@ export const ConfirmationSchema = z.object({
   confirmationId: ObjectId,
   kind: z.enum(["wallet_link", "sponsorship_settings", "sponsored_deposit"]),
   status: z.enum(CONFIRMATION_STATUSES).describe("pending until the person decides; approving while their approval runs; approved, " +
-    "refused, failed (approved, but the REST route refused the action: see outcome.error) or expired"),
+    "refused, failed (approved, but the REST route refused the action: see outcome.error; or approval_interrupted: " +
+    "the approval did not finish within its 3-minute lease) or expired"),
   action: z.record(z.string(), z.unknown()).describe("Exactly what the link does when approved"),
   actionHash: z.string().describe("0x SHA-256 of the canonical JSON of { kind, action }; the sponsor's signature names it"),
   outcome: z.unknown().nullable().describe("Once decided: { result } (the REST route's answer), { error, httpStatus }, or { refused: true }"),
