@@ -9,22 +9,19 @@
 // dead receiver costs only its own slot. Redirects are never followed (a 3xx is a failed attempt):
 // a store's URL must not lead the service anywhere else.
 //
-// In production the connection may reach only public addresses (address-policy.ts). The check runs
-// inside the connection's own DNS lookup (the `lookup` option of node:http), so the address checked
-// is the address connected to: a DNS answer that changes between a check and the connection (DNS
-// rebinding) cannot slip a private address through. That is why this module sends with
-// node:http(s) rather than fetch, which has no such hook (Deno and Node both honour `lookup`).
+// In production the connection may reach only public addresses (address-policy.ts), checked by
+// the shared guard (http/public-address-lookup.ts) inside the connection's own DNS lookup, so the
+// address checked is the address connected to (no DNS rebinding). That is why this module sends
+// with node:http(s) rather than fetch, which has no such hook.
 //
 // Nothing here logs a secret or a body: attempts record the status code or a transport error only.
-import { lookup as dnsLookup, type LookupAddress } from "node:dns";
 import http from "node:http";
 import https from "node:https";
-import { isIP } from "node:net";
 import postgres from "postgres";
 import { DEVELOPMENT_ENCRYPTION_KEY, type Config } from "../config.ts";
 import { SecretBox } from "../crypto/secret-box.ts";
 import type { Database, Tx } from "../db/database.ts";
-import { refusedAddressReason } from "./address-policy.ts";
+import { publicAddressLookup, refusedAddressLiteral, requestHostname } from "../http/public-address-lookup.ts";
 import { nextAttemptAt } from "./retry-schedule.ts";
 import { signWebhook } from "./signing.ts";
 
@@ -253,10 +250,13 @@ function reportLoopError(error: unknown): void {
   console.error("[webhooks] dispatch failed:", error instanceof Error ? error.message : String(error));
 }
 
+/** Refuses a host any of whose addresses is not public: `refused <host> (<address>): <reason>`. */
+const lookupPublicAddress = publicAddressLookup();
+
 /**
  * POSTs `body`; resolves with the response's status (its body is discarded) or a transport error.
  * With `publicOnly`, every address the host resolves to must pass address-policy.ts, checked in the
- * connection's own lookup.
+ * connection's own lookup (publicAddressLookup).
  */
 function send(
   url: URL,
@@ -264,12 +264,10 @@ function send(
   headers: Record<string, string>,
   { timeoutMs, publicOnly }: { timeoutMs: number; publicOnly: boolean },
 ): Promise<SendOutcome> {
-  const hostname = url.hostname.replace(/^\[(.*)\]$/, "$1");
-  if (publicOnly && isIP(hostname)) {
-    // An address literal is never looked up, so the lookup below would not see it.
-    const reason = refusedAddressReason(hostname);
-    if (reason) return Promise.resolve({ error: `refused ${hostname}: ${reason}` });
-  }
+  const hostname = requestHostname(url);
+  // An address literal is never looked up, so the lookup below would not see it.
+  const literalRefused = publicOnly ? refusedAddressLiteral(hostname) : null;
+  if (literalRefused) return Promise.resolve({ error: `refused ${hostname}: ${literalRefused}` });
   return new Promise((resolve) => {
     const request = (url.protocol === "https:" ? https : http).request({
       protocol: url.protocol,
@@ -279,7 +277,7 @@ function send(
       method: "POST",
       headers: { ...headers, "content-length": String(new TextEncoder().encode(body).byteLength) },
       agent: false, // one connection per attempt: nothing pooled across receivers or addresses
-      lookup: publicOnly ? checkedLookup : undefined,
+      lookup: publicOnly ? lookupPublicAddress : undefined,
     });
     const deadline = setTimeout(() => request.destroy(new Error(`no response within ${timeoutMs} ms`)), timeoutMs);
     request.on("response", (response) => {
@@ -293,21 +291,5 @@ function send(
       resolve({ error: error.message });
     });
     request.end(body);
-  });
-}
-
-type LookupCallback = (error: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
-
-/** node:net's lookup hook: resolves every address, refuses the host when any of them is not public. */
-function checkedLookup(hostname: string, options: { all?: boolean }, callback: LookupCallback): void {
-  dnsLookup(hostname, { all: true }, (error, addresses) => {
-    if (error) return callback(error, []);
-    for (const { address } of addresses) {
-      const reason = refusedAddressReason(address);
-      if (reason) return callback(Object.assign(new Error(`refused ${hostname} (${address}): ${reason}`), { code: "EREFUSEDADDRESS" }), []);
-    }
-    if (addresses.length === 0) return callback(Object.assign(new Error(`${hostname} has no address`), { code: "ENOTFOUND" }), []);
-    if (options.all) return callback(null, addresses);
-    callback(null, addresses[0]!.address, addresses[0]!.family);
   });
 }

@@ -3,18 +3,17 @@
 // stranger chose is an SSRF risk, so the fetch is guarded:
 //   * https only, no credentials, no fragment, a path, the default port or an explicit one;
 //   * in production only public unicast addresses, checked on the address actually connected to
-//     (the connection's own DNS lookup, as the webhook dispatcher does): no DNS-rebinding window;
+//     (the connection's own DNS lookup: the guard the webhook dispatcher uses too,
+//     _shared/http/public-address-lookup.ts): no DNS-rebinding window;
 //     outside production loopback is allowed too (over http as well), for local clients and tests;
 //   * no redirects followed, a deadline (MCP_CIMD_TIMEOUT_MS) for the whole exchange and a 10 KiB
 //     cap on the body, read as it arrives;
 //   * the document must name its own URL as client_id, exactly.
 // Documents are cached in mcp_oauth.clients for MCP_CIMD_CACHE_SECONDS.
-import { lookup as dnsLookup, type LookupAddress } from "node:dns";
 import http from "node:http";
 import https from "node:https";
-import { isIP } from "node:net";
 import type { Config } from "../../_shared/config.ts";
-import { refusedAddressReason } from "../../_shared/webhooks/address-policy.ts";
+import { publicAddressLookup, refusedAddressLiteral, requestHostname } from "../../_shared/http/public-address-lookup.ts";
 
 export const METADATA_DOCUMENT_MAX_BYTES = 10 * 1024;
 
@@ -51,30 +50,15 @@ function checkUrl(clientId: string, config: Config): URL {
   return url;
 }
 
-type LookupCallback = (error: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
-
-/** Resolves the host and refuses it when any of its addresses is not public (production). */
-function publicOnlyLookup(hostname: string, options: { all?: boolean }, callback: LookupCallback): void {
-  dnsLookup(hostname, { all: true }, (error, addresses) => {
-    if (error) return callback(error, []);
-    const refused = addresses.find(({ address }) => refusedAddressReason(address) !== null);
-    if (refused || addresses.length === 0) {
-      const why = refused ? `${refused.address}: ${refusedAddressReason(refused.address)}` : "no address";
-      return callback(Object.assign(new Error(`refused ${hostname} (${why})`), { code: "EREFUSEDADDRESS" }), []);
-    }
-    if (options.all) return callback(null, addresses);
-    callback(null, addresses[0]!.address, addresses[0]!.family);
-  });
-}
+/** Refuses a host any of whose addresses is not public (production): `refused <host> (<address>: <reason>)`. */
+const publicOnlyLookup = publicAddressLookup({ describe: ({ hostname, address, reason }) => `refused ${hostname} (${address}: ${reason})` });
 
 /** GETs the document with the guards above; resolves with its text. */
 function fetchDocument(url: URL, config: Config): Promise<string> {
   const publicOnly = config.APP_ENV === "production";
-  const hostname = url.hostname.replace(/^\[(.*)\]$/, "$1");
-  if (publicOnly && isIP(hostname)) {
-    const reason = refusedAddressReason(hostname);
-    if (reason) return Promise.reject(new MetadataDocumentError(`the client_id host is not reachable (${reason})`));
-  }
+  const hostname = requestHostname(url);
+  const literalRefused = publicOnly ? refusedAddressLiteral(hostname) : null;
+  if (literalRefused) return Promise.reject(new MetadataDocumentError(`the client_id host is not reachable (${literalRefused})`));
   return new Promise((resolve, reject) => {
     const fail = (message: string) => {
       request.destroy();
