@@ -1,7 +1,8 @@
--- Gasless relays (20261123000900): deny by default. No relays function is executable by PUBLIC or
--- anon; authenticated executes exactly reserve, collection_for_mint and status; service_jobs exactly
--- the relayer's functions; every one is security definer with an empty search_path; nobody holds a
--- privilege on the relays tables, and RLS is on for each of them.
+-- Gasless relays (20261123000900, 20261123001500): deny by default. No relays function is executable
+-- by PUBLIC or anon; authenticated executes exactly reserve, collection_for_mint and status;
+-- service_jobs exactly the relayer's functions (pending_relay, the one-relay read, since 001500);
+-- every one is security definer with an empty search_path; nobody holds a privilege on the relays
+-- tables, and RLS is on for each of them.
 begin;
 select plan(8);
 
@@ -30,6 +31,7 @@ select set_eq(
     'relays.record_signed(text,bigint,text,bigint,text,text,text,text,numeric,text,text,numeric,numeric)',
     'relays.mark_sent(text,text)',
     'relays.pending(bigint,text,integer)',
+    'relays.pending_relay(bigint,text,text)',
     'relays.lock_pending(text)',
     'relays.add_attempt(text,text,text,numeric,numeric)',
     'relays.complete(text,text,numeric,boolean)',
