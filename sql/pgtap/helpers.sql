@@ -230,6 +230,23 @@ create or replace function tests.connected_event_ids(p_hub_id core.object_id)
     from community.hub_events where hub_id = p_hub_id
   $$;
 
+-- Who may run `p_function`, among the roles a job function must be kept from and service_jobs
+-- itself ('PUBLIC' when granted to everyone), sorted: a job function must answer {service_jobs}.
+create or replace function tests.roles_executing(p_function regprocedure) returns text[]
+  language sql stable
+  set search_path = ''
+  as $$
+    select coalesce(pg_catalog.array_agg(name order by name), '{}')
+    from (
+      select r.rolname::text as name from pg_catalog.pg_roles r
+      where r.rolname in ('service_jobs', 'anon', 'authenticated', 'api_gateway', 'service_role')
+        and pg_catalog.has_function_privilege(r.oid, p_function, 'execute')
+      union all
+      select 'PUBLIC' from pg_catalog.pg_proc p, pg_catalog.aclexplode(coalesce(p.proacl, pg_catalog.acldefault('f', p.proowner))) a
+      where p.oid = p_function and a.grantee = 0 and a.privilege_type = 'EXECUTE'
+    ) roles
+  $$;
+
 revoke execute on all functions in schema tests from public;
 grant execute on all functions in schema tests to anon, authenticated, service_role;
 
@@ -414,6 +431,23 @@ create or replace function tests.error_of(p_sql text) returns jsonb
     return jsonb_strip_nulls(jsonb_build_object('code', v_state, 'hint', nullif(v_hint, ''),
       'detail', case when v_detail like '{%' then v_detail::jsonb end));
   end $f$;
+
+-- Who may run `p_function`, among the roles a job function must be kept from and service_jobs
+-- itself ('PUBLIC' when granted to everyone), sorted: a job function must answer {service_jobs}.
+create or replace function tests.roles_executing(p_function regprocedure) returns text[]
+  language sql stable
+  set search_path = ''
+  as $$
+    select coalesce(pg_catalog.array_agg(name order by name), '{}')
+    from (
+      select r.rolname::text as name from pg_catalog.pg_roles r
+      where r.rolname in ('service_jobs', 'anon', 'authenticated', 'api_gateway', 'service_role')
+        and pg_catalog.has_function_privilege(r.oid, p_function, 'execute')
+      union all
+      select 'PUBLIC' from pg_catalog.pg_proc p, pg_catalog.aclexplode(coalesce(p.proacl, pg_catalog.acldefault('f', p.proowner))) a
+      where p.oid = p_function and a.grantee = 0 and a.privilege_type = 'EXECUTE'
+    ) roles
+  $$;
 
 revoke execute on all functions in schema tests from public;
 grant execute on all functions in schema tests to anon, authenticated, service_role;
