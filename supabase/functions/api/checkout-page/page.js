@@ -168,7 +168,8 @@
     const box = $("wallets");
     if (choices.length === 0) {
       box.replaceChildren();
-      showError("No wallet found. Install a wallet extension (such as MetaMask), or open this page in your wallet app's browser, then reload.");
+      // Not "reload": the page removed its secret from the address bar, so only the store can open this checkout again.
+      showError("No wallet found. Install a wallet extension (such as MetaMask), or use your wallet app's browser, then open this checkout again from the store.");
     } else {
       if ($("error").textContent.startsWith("No wallet found")) showError("");
       box.replaceChildren(...choices.map(({ info, provider }) => {
