@@ -38,55 +38,33 @@
 --     is never used. A day. Registered clients (expires_at null) are never purged.
 --   * refresh tokens: see below.
 create function mcp_oauth.purge_expired_rows() returns integer
-  language plpgsql volatile security definer
+  language sql volatile security definer
   set search_path = ''
   as $$
-  declare
-    c_margin constant interval := interval '1 day';
-    -- Reuse detection (rotate_refresh_token) finds a rotated token's row and revokes its grant,
-    -- whatever that token's own expires_at says: a stolen old token replayed while the grant's
-    -- newest token still works must still end the grant (the thief's tokens and the owner's). So a
-    -- rotated token is kept as long as any token of its grant is, and no row of a grant goes while
-    -- the grant's newest token (the only one that can still rotate) has not expired. After that the
-    -- grant can never issue a token again (rotation refuses an expired token; an authorization code
-    -- makes a new grant), so revoking it changes nothing a client could use: the rows go 30 days
-    -- later, the margin in which a replayed old token still marks the grant refresh_token_reuse for
-    -- the person to see on the grants page. Only the rotation of a live token adds to a family
-    -- (redemption makes the first token of a new grant), so nothing can join a family this deletes.
-    c_refresh_margin constant interval := interval '30 days';
-    v_total integer := 0;
-    v_deleted integer;
-  begin
-    delete from mcp_oauth.sign_in_codes c where c.expires_at < now() - c_margin;
-    get diagnostics v_deleted = row_count;
-    v_total := v_total + v_deleted;
-
-    delete from mcp_oauth.browser_sessions s where s.expires_at < now() - c_margin;
-    get diagnostics v_deleted = row_count;
-    v_total := v_total + v_deleted;
-
-    delete from mcp_oauth.authorization_codes a where a.expires_at < now() - c_margin;
-    get diagnostics v_deleted = row_count;
-    v_total := v_total + v_deleted;
-
-    delete from mcp_oauth.revoked_access_tokens r where r.expires_at < now() - c_margin;
-    get diagnostics v_deleted = row_count;
-    v_total := v_total + v_deleted;
-
-    delete from mcp_oauth.clients c
-      where c.kind = 'metadata_document' and c.expires_at < now() - c_margin;
-    get diagnostics v_deleted = row_count;
-    v_total := v_total + v_deleted;
-
-    delete from mcp_oauth.refresh_tokens t
-      where t.expires_at < now() - c_refresh_margin
-        and not exists (select from mcp_oauth.refresh_tokens n
-                        where n.grant_id = t.grant_id and n.expires_at >= now() - c_refresh_margin);
-    get diagnostics v_deleted = row_count;
-    v_total := v_total + v_deleted;
-
-    return v_total;
-  end
+    with
+      codes as (delete from mcp_oauth.sign_in_codes c where c.expires_at < now() - interval '1 day' returning 1),
+      sessions as (delete from mcp_oauth.browser_sessions s where s.expires_at < now() - interval '1 day' returning 1),
+      authorizations as (delete from mcp_oauth.authorization_codes a where a.expires_at < now() - interval '1 day' returning 1),
+      revocations as (delete from mcp_oauth.revoked_access_tokens r where r.expires_at < now() - interval '1 day' returning 1),
+      documents as (delete from mcp_oauth.clients c
+                    where c.kind = 'metadata_document' and c.expires_at < now() - interval '1 day' returning 1),
+      -- Reuse detection (rotate_refresh_token) finds a rotated token's row and revokes its grant,
+      -- whatever that token's own expires_at says: a stolen old token replayed while the grant's
+      -- newest token still works must still end the grant (the thief's tokens and the owner's). So a
+      -- rotated token is kept as long as any token of its grant is, and no row of a grant goes while
+      -- the grant's newest token (the only one that can still rotate) has not expired. After that the
+      -- grant can never issue a token again (rotation refuses an expired token; an authorization code
+      -- makes a new grant), so revoking it changes nothing a client could use: the rows go 30 days
+      -- later, the margin in which a replayed old token still marks the grant refresh_token_reuse for
+      -- the person to see on the grants page. Only the rotation of a live token adds to a family
+      -- (redemption makes the first token of a new grant), so nothing can join a family this deletes.
+      refresh as (delete from mcp_oauth.refresh_tokens t
+                  where t.expires_at < now() - interval '30 days'
+                    and not exists (select from mcp_oauth.refresh_tokens n
+                                    where n.grant_id = t.grant_id and n.expires_at >= now() - interval '30 days')
+                  returning 1)
+    select ((select count(*) from codes) + (select count(*) from sessions) + (select count(*) from authorizations)
+          + (select count(*) from revocations) + (select count(*) from documents) + (select count(*) from refresh))::integer
   $$;
 
 -- ============================================================================================
@@ -99,17 +77,12 @@ create function mcp_oauth.purge_expired_rows() returns integer
 -- still pending or being approved has decided_at null and goes 30 days after its expiry (at most
 -- an hour after creation), long after any approval could still be running.
 create function mcp_confirmations.purge_finished() returns integer
-  language plpgsql volatile security definer
+  language sql volatile security definer
   set search_path = ''
   as $$
-  declare
-    v_deleted integer;
-  begin
-    delete from mcp_confirmations.confirmations c
-      where coalesce(c.decided_at, c.expires_at) < now() - interval '30 days';
-    get diagnostics v_deleted = row_count;
-    return v_deleted;
-  end
+    with deleted as (delete from mcp_confirmations.confirmations c
+                     where coalesce(c.decided_at, c.expires_at) < now() - interval '30 days' returning 1)
+    select count(*)::integer from deleted
   $$;
 
 -- ============================================================================================
@@ -130,16 +103,11 @@ create function mcp_confirmations.purge_finished() returns integer
 create index tool_calls_created_at_idx on mcp.tool_calls (created_at);
 
 create function mcp.purge_tool_calls() returns integer
-  language plpgsql volatile security definer
+  language sql volatile security definer
   set search_path = ''
   as $$
-  declare
-    v_deleted integer;
-  begin
-    delete from mcp.tool_calls t where t.created_at < now() - interval '180 days';
-    get diagnostics v_deleted = row_count;
-    return v_deleted;
-  end
+    with deleted as (delete from mcp.tool_calls t where t.created_at < now() - interval '180 days' returning 1)
+    select count(*)::integer from deleted
   $$;
 
 -- ============================================================================================
