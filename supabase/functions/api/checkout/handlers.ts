@@ -4,6 +4,7 @@ import { isIP } from "node:net";
 import { scopeOf } from "../../_shared/auth/principal.ts";
 import { isLoopbackHost } from "../../_shared/chain/clients.ts";
 import { DEVELOPMENT_ENCRYPTION_KEY, type Config } from "../../_shared/config.ts";
+import { canonicalJson } from "../../_shared/crypto/canonical-json.ts";
 import { SecretBox } from "../../_shared/crypto/secret-box.ts";
 import { createRouter } from "../../_shared/http/app.ts";
 import type { AppEnv } from "../../_shared/http/context.ts";
@@ -45,16 +46,6 @@ const newClientSecret = () => `cs_${randomBytes(32).toString("base64url")}`;
 const newWebhookSecret = () => `whsec_${randomBytes(32).toString("base64")}`;
 
 // ---- Creating a session ----
-
-/** JSON with object keys sorted at every level: equal requests give equal text, whatever the key order sent. */
-function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
-  if (value && typeof value === "object") {
-    const entries = Object.entries(value).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(",")}}`;
-  }
-  return JSON.stringify(value);
-}
 
 /**
  * The checkout data an order's idempotency compares (checkout.sessions.request): the validated

@@ -7,6 +7,7 @@ import { formatEther } from "viem";
 import { createSiweMessage } from "viem/siwe";
 import { keyedHash } from "../../_shared/auth/mcp-oauth.ts";
 import type { Config } from "../../_shared/config.ts";
+import { canonicalJson } from "../../_shared/crypto/canonical-json.ts";
 import { EvmAddress, TokenAmount } from "../collections/routes.ts";
 import { SaveSettingsSchema } from "../sponsorship/routes.ts";
 
@@ -34,16 +35,6 @@ export type ConfirmationKind = keyof typeof KINDS;
 export const isKind = (kind: string): kind is ConfirmationKind => Object.hasOwn(KINDS, kind);
 
 export const CONFIRMATION_STATUSES = ["pending", "approving", "approved", "refused", "failed", "expired"] as const;
-
-/** JSON with object keys sorted at every level: one text per value, whatever order it was written in. */
-export function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
-  if (value !== null && typeof value === "object") {
-    const entries = Object.entries(value).filter(([, v]) => v !== undefined).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(",")}}`;
-  }
-  return JSON.stringify(value);
-}
 
 /** SHA-256 of the canonical JSON of { kind, action }: what the link is bound to and what a signature names. */
 export function actionHash(kind: string, action: unknown): Uint8Array {
