@@ -1,8 +1,7 @@
 // Comparing a presented secret with the ones the service holds, in time that does not depend on
 // where they differ or which one matched (shared secrets of functions and providers).
-import { createHash, timingSafeEqual } from "node:crypto";
-
-const digest = (text: string) => createHash("sha256").update(text, "utf8").digest();
+import { timingSafeEqual } from "node:crypto";
+import { sha256 } from "./sha256.ts";
 
 /**
  * True when `presented` equals one of `accepted` (several during a rotation). Both sides are hashed
@@ -10,8 +9,8 @@ const digest = (text: string) => createHash("sha256").update(text, "utf8").diges
  */
 export function matchesSecret(presented: string | undefined, accepted: readonly string[]): boolean {
   if (presented === undefined) return false;
-  const given = digest(presented);
+  const given = sha256(presented);
   let matched = false;
-  for (const secret of accepted) matched = timingSafeEqual(given, digest(secret)) || matched;
+  for (const secret of accepted) matched = timingSafeEqual(given, sha256(secret)) || matched;
   return matched;
 }

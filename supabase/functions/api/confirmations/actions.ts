@@ -1,13 +1,13 @@
 // What a confirmation link may do (migration 20261123001200_mcp_confirmations.sql): the kinds of
 // action, the scope each needs, their canonical form and hashes, and the messages the person's wallet
 // signs to approve them. No I/O here.
-import { createHash } from "node:crypto";
 import { z } from "zod";
 import { formatEther } from "viem";
 import { createSiweMessage } from "viem/siwe";
 import { keyedHash } from "../../_shared/auth/mcp-oauth.ts";
 import type { Config } from "../../_shared/config.ts";
 import { canonicalJson } from "../../_shared/crypto/canonical-json.ts";
+import { sha256 } from "../../_shared/crypto/sha256.ts";
 import { EvmAddress, TokenAmount } from "../collections/routes.ts";
 import { SaveSettingsSchema } from "../sponsorship/routes.ts";
 
@@ -38,7 +38,7 @@ export const CONFIRMATION_STATUSES = ["pending", "approving", "approved", "refus
 
 /** SHA-256 of the canonical JSON of { kind, action }: what the link is bound to and what a signature names. */
 export function actionHash(kind: string, action: unknown): Uint8Array {
-  return new Uint8Array(createHash("sha256").update(canonicalJson({ kind, action })).digest());
+  return sha256(canonicalJson({ kind, action }));
 }
 
 export const hex = (bytes: Uint8Array) => `0x${Buffer.from(bytes).toString("hex")}`;
