@@ -7,8 +7,6 @@
 // approval whose process died shows as interrupted once its lease ran out.
 // Screenshots at 1280 and 375 px land in .local/screenshots.
 import { mkdirSync } from "node:fs";
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { chromium, type Browser as Chromium, type BrowserContext, type Page } from "playwright-core";
 import type { HDAccount } from "viem";
@@ -21,13 +19,13 @@ import { MCP_SCOPES, sha256 } from "../../supabase/functions/_shared/auth/mcp-oa
 import { bindingOf } from "../../supabase/functions/api/confirmations/actions.ts";
 import { startChain } from "../chain/chain-fixtures.ts";
 import { createTestContext, type TestContext } from "../setup/test-context.ts";
-import { authorizeInBrowser, Browser, type MailCatcher, type OAuthTestContext, pkce, startMailCatcher, tokenRequest } from "./oauth-fixtures.ts";
+import { authorizeInBrowser, Browser, type MailCatcher, type OAuthTestContext, pkce, serveOverHttp, startMailCatcher, tokenRequest } from "./oauth-fixtures.ts";
 
 const SCREENSHOTS = join(REPO_ROOT, ".local", "screenshots");
 
 let ctx: TestContext;
 let mail: MailCatcher;
-let server: Server;
+let served: Awaited<ReturnType<typeof serveOverHttp>>;
 let root: string;
 let browser: Chromium;
 let chain: Awaited<ReturnType<typeof startChain>>;
@@ -36,22 +34,6 @@ let bob: Client;
 let adaId: string;
 let adaPage: BrowserContext; // Ada's browser, signed in once
 let sponsor: HDAccount;
-
-/** The app over real HTTP on 127.0.0.1 (the pages need a browser to reach it). */
-async function serveApp(): Promise<void> {
-  server = createServer(async (req, res) => {
-    const chunks: Buffer[] = [];
-    for await (const chunk of req) chunks.push(chunk as Buffer);
-    const headers = new Headers(Object.entries(req.headers).filter((e): e is [string, string] => typeof e[1] === "string"));
-    const body = chunks.length && req.method !== "GET" ? Buffer.concat(chunks) : undefined;
-    const response = await ctx.app.fetch(new Request(`${root}${req.url}`, { method: req.method, headers, body }));
-    const out: Record<string, string | string[]> = Object.fromEntries([...response.headers].filter(([n]) => n !== "set-cookie"));
-    if (response.headers.getSetCookie().length) out["set-cookie"] = response.headers.getSetCookie();
-    res.writeHead(response.status, out).end(Buffer.from(await response.arrayBuffer()));
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  root = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-}
 
 /** The person's OAuth grant to an assistant with every scope, through the sign-in and consent pages; an MCP Client with its token. */
 async function assistantOf(email: string): Promise<Client> {
@@ -146,7 +128,8 @@ beforeAll(async () => {
   mkdirSync(SCREENSHOTS, { recursive: true });
   chain = await startChain();
   mail = await startMailCatcher();
-  await serveApp();
+  served = await serveOverHttp(() => ctx.app);
+  root = served.root;
   ctx = await createTestContext({
     SMTP_URL: mail.url, MAIL_FROM: "Events <no-reply@example.test>", PUBLIC_API_ROOT: root, SIWE_DOMAINS: new URL(root).host,
     EVM_CHAINS: JSON.stringify([{ chainId: chain.anvil.chainId, rpcUrl: chain.anvil.rpcUrl, confirmations: 1, sponsorshipVault: chain.anvil.accounts[9]!.address }]),
@@ -164,7 +147,7 @@ afterAll(async () => {
   await Promise.all([ada?.close(), bob?.close()]);
   await ctx?.close();
   await mail?.close();
-  await new Promise((r) => server?.close(r));
+  await served?.close();
   await chain?.anvil.stop();
 });
 

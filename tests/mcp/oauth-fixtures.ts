@@ -151,6 +151,37 @@ export async function startDocumentServer(): Promise<{ base: string; documents: 
 }
 
 /**
+ * The app over real HTTP on 127.0.0.1, for a browser (the pages need an address to reach it). `app`
+ * is read per request, so the server can start first and its `root` go into the app's configuration
+ * (PUBLIC_API_ROOT). Set-Cookie headers pass one by one.
+ */
+export async function serveOverHttp(app: () => { fetch(request: Request): Response | Promise<Response> }): Promise<{ root: string; close(): Promise<void> }> {
+  let root = "";
+  const server = createServer(async (req, res) => {
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    const headers = new Headers();
+    for (const [name, value] of Object.entries(req.headers)) if (typeof value === "string") headers.set(name, value);
+    const body = chunks.length && req.method !== "GET" && req.method !== "HEAD" ? Buffer.concat(chunks) : undefined;
+    const response = await app().fetch(new Request(`${root}${req.url}`, { method: req.method, headers, body }));
+    const out: Record<string, string | string[]> = {};
+    response.headers.forEach((value, name) => { if (name !== "set-cookie") out[name] = value; });
+    const cookies = response.headers.getSetCookie();
+    if (cookies.length) out["set-cookie"] = cookies;
+    res.writeHead(response.status, out).end(Buffer.from(await response.arrayBuffer()));
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  root = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return {
+    root,
+    close() {
+      server.closeAllConnections();
+      return new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+/**
  * The whole browser part of an authorization: open the authorize URL, sign in if asked, consent with
  * `scopes` (the page's default when omitted), follow to the client's redirect; returns its URL.
  */

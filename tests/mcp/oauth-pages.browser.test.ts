@@ -3,47 +3,27 @@
 // script, nothing overflows the phone's width, and screenshots land in .local/screenshots. Sign-out:
 // the grants page's button (reached with the keyboard) and the confirmation page's link.
 import { mkdirSync } from "node:fs";
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { chromium, type Browser as Chromium, type BrowserContext, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from "../../scripts/lib/chromium.ts";
 import { REPO_ROOT } from "../../scripts/lib/local-postgres.ts";
 import { createTestContext, type TestContext } from "../setup/test-context.ts";
-import { type MailCatcher, pkce, startMailCatcher } from "./oauth-fixtures.ts";
+import { type MailCatcher, pkce, serveOverHttp, startMailCatcher } from "./oauth-fixtures.ts";
 
 const SCREENSHOTS = join(REPO_ROOT, ".local", "screenshots");
 
 let ctx: TestContext;
 let mail: MailCatcher;
-let server: Server;
+let served: Awaited<ReturnType<typeof serveOverHttp>>;
 let root: string;
 let browser: Chromium;
-
-/** The app over real HTTP (the pages need a browser to reach it). */
-async function serveApp(): Promise<void> {
-  server = createServer(async (req, res) => {
-    const chunks: Buffer[] = [];
-    for await (const chunk of req) chunks.push(chunk as Buffer);
-    const headers = new Headers();
-    for (const [name, value] of Object.entries(req.headers)) if (typeof value === "string") headers.set(name, value);
-    const body = chunks.length && req.method !== "GET" && req.method !== "HEAD" ? Buffer.concat(chunks) : undefined;
-    const response = await ctx.app.fetch(new Request(`${root}${req.url}`, { method: req.method, headers, body }));
-    const out: Record<string, string | string[]> = {};
-    response.headers.forEach((value, name) => { if (name !== "set-cookie") out[name] = value; });
-    const cookies = response.headers.getSetCookie();
-    if (cookies.length) out["set-cookie"] = cookies;
-    res.writeHead(response.status, out).end(Buffer.from(await response.arrayBuffer()));
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  root = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-}
 
 beforeAll(async () => {
   mkdirSync(SCREENSHOTS, { recursive: true });
   mail = await startMailCatcher();
-  await serveApp();
+  served = await serveOverHttp(() => ctx.app);
+  root = served.root;
   ctx = await createTestContext({ SMTP_URL: mail.url, MAIL_FROM: "Events <no-reply@example.test>", PUBLIC_API_ROOT: root });
   browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS, timeout: 60_000 });
 });
@@ -51,7 +31,7 @@ afterAll(async () => {
   await browser?.close();
   await ctx?.close();
   await mail?.close();
-  await new Promise((r) => server?.close(r));
+  await served?.close();
 });
 
 async function shoot(page: Page, name: string, width: number): Promise<void> {
