@@ -1,38 +1,19 @@
 // Issue 10 on the real Deno gateway (as `npm start` runs it), over HTTP: the SDK's MCP Client goes
 // through discovery, a Client ID Metadata Document fetched by the gateway, the e-mail code sent by
 // nodemailer under Deno to a local SMTP server, consent, tokens and a tool call on /mcp.
-import { createServer } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Client, StreamableHTTPClientTransport, UnauthorizedError, type OAuthClientProvider } from "@modelcontextprotocol/client";
-import { startGatewayProcess, type GatewayProcess } from "../../scripts/lib/gateway-process.ts";
-import { createTestContext } from "../setup/test-context.ts";
-import { authorizeInBrowser, Browser, type OAuthTestContext, startDocumentServer, startMailCatcher } from "./oauth-fixtures.ts";
+import { type OAuthGateway, startOAuthGateway } from "./oauth-driver.ts";
+import { authorizeInBrowser, Browser, startDocumentServer } from "./oauth-fixtures.ts";
 
-const freePort = () => new Promise<number>((resolve) => {
-  const server = createServer().listen(0, "127.0.0.1", () => {
-    const { port } = server.address() as { port: number };
-    server.close(() => resolve(port));
-  });
-});
-
-let ctx: OAuthTestContext;
-let gateway: GatewayProcess;
+let ctx: OAuthGateway;
 let documents: Awaited<ReturnType<typeof startDocumentServer>>;
 
 beforeAll(async () => {
-  const mail = await startMailCatcher();
   documents = await startDocumentServer();
-  const port = await freePort();
-  const root = `http://127.0.0.1:${port}`;
-  const base = await createTestContext({ PUBLIC_API_ROOT: root });
-  gateway = await startGatewayProcess({
-    DATABASE_URL: base.url, PORT: String(port), PUBLIC_API_ROOT: root, SMTP_URL: mail.url, MAIL_FROM: "Events <no-reply@example.test>",
-    WEBHOOK_DISPATCH: "false", CHECKOUT_RECONCILE_SECONDS: "0", RELAYER_LOOP_SECONDS: "0",
-  });
-  ctx = { ...base, mail, root, fetch: (input, init) => fetch(input, init), close: async () => { await base.close(); await mail.close(); } };
+  ctx = await startOAuthGateway();
 });
 afterAll(async () => {
-  await gateway?.stop("SIGKILL");
   await documents?.close();
   await ctx?.close();
 });
@@ -65,6 +46,6 @@ describe("public MCP OAuth on the Deno gateway", () => {
     const result = await client.callTool({ name: "list_events", arguments: {} });
     expect(result.isError).toBeFalsy();
     await client.close();
-    expect(gateway.output()).not.toMatch(/mcr_|mca_|mcs_/);
+    expect(ctx.gateway.output()).not.toMatch(/mcr_|mca_|mcs_/);
   });
 });
