@@ -59,7 +59,8 @@ import {
   type TransactionReceipt,
   zeroAddress,
 } from "viem";
-import { getBlockNumber, getChainId, getCode, getLogs, getTransactionReceipt, readContract } from "viem/actions";
+import { getChainId, getCode, getLogs, getTransactionReceipt, readContract } from "viem/actions";
+import { confirmationsOf } from "./confirmations.ts";
 
 /** The reference collection's ABI; tests/chain compares it with what solc compiles. */
 export const checkoutCollectionAbi = parseAbi([
@@ -397,9 +398,7 @@ export async function verifyMintReceipt(client: Client, expected: ExpectedMint):
     throw error;
   }
   const payer = expected.payer ?? receipt.from;
-  // cacheTime 0: viem otherwise reuses a block number for a polling interval.
-  const head = await getBlockNumber(client, { cacheTime: 0 });
-  const confirmations = head - receipt.blockNumber + 1n;
+  const confirmations = await confirmationsOf(client, receipt.blockNumber);
   if (confirmations < BigInt(expected.confirmations)) {
     return refuse("not_enough_confirmations", `${confirmations} of ${expected.confirmations} confirmations`);
   }

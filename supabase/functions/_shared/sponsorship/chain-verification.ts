@@ -77,7 +77,8 @@ import {
   TransactionNotFoundError,
   TransactionReceiptNotFoundError,
 } from "viem";
-import { getBlockNumber, getChainId, getCode, getTransaction, getTransactionReceipt, readContract } from "viem/actions";
+import { getChainId, getCode, getTransaction, getTransactionReceipt, readContract } from "viem/actions";
+import { confirmationsOf } from "../chain/confirmations.ts";
 
 export type SponsoredMode = "eoa" | "eip7702" | "erc4337";
 
@@ -204,9 +205,7 @@ async function minedTransaction(client: Client, hash: Hex, confirmations: number
     }
     throw error;
   }
-  // cacheTime 0: viem otherwise reuses a block number for a polling interval.
-  const head = await getBlockNumber(client, { cacheTime: 0 });
-  const have = head - receipt.blockNumber + 1n;
+  const have = await confirmationsOf(client, receipt.blockNumber);
   if (have < BigInt(confirmations)) {
     return refuse("not_enough_confirmations", `${have} of ${confirmations} confirmations`, true);
   }
