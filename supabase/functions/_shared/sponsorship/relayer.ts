@@ -314,15 +314,12 @@ async function relayChainOnce(
   if (!options.settleOnly) await syncNonce(db, client, chainId, signer.address);
   // One relay (the status read): read by its id, whatever its nonce; the batch reads the 200 lowest
   // pending nonces. The same columns and conditions (chain, relayer, signed or sent) either way.
-  const pending = await serviceJobs(db, (tx) => options.relayId
-    ? tx<PendingRelay[]>`
-      select id, nonce, status, to_address, call_data, gas_limit::text, max_cost::text, tx_hashes, latest_raw_tx,
-             latest_max_fee::text, latest_priority_fee::text, latest_at, attempts
-      from relays.pending_relay(${chainId}, ${relayer}, ${options.relayId})`
-    : tx<PendingRelay[]>`
-      select id, nonce, status, to_address, call_data, gas_limit::text, max_cost::text, tx_hashes, latest_raw_tx,
-             latest_max_fee::text, latest_priority_fee::text, latest_at, attempts
-      from relays.pending(${chainId}, ${relayer}, 200)`);
+  const pending = await serviceJobs(db, (tx) => tx<PendingRelay[]>`
+    select id, nonce, status, to_address, call_data, gas_limit::text, max_cost::text, tx_hashes, latest_raw_tx,
+           latest_max_fee::text, latest_priority_fee::text, latest_at, attempts
+    from ${options.relayId
+      ? tx`relays.pending_relay(${chainId}, ${relayer}, ${options.relayId})`
+      : tx`relays.pending(${chainId}, ${relayer}, 200)`}`);
   if (pending.length === 0) return;
   // Read before the receipts: a nonce below this count was consumed by a transaction already mined.
   // Settling only (the status read) never looks at it: no RPC call for it on that path.
