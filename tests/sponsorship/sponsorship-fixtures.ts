@@ -17,6 +17,16 @@ export const VAULT: Hex = getAddress("0x0000000000000000000000000000000000000a17
 
 const tokenAbi = parseAbi(["function mint(address to, uint256 amount)"]);
 
+/**
+ * The rate limits count in fixed one-minute windows (core.take_rate_limit): when less than
+ * `marginMs` is left of the current one, waits for the next, so that the calls which follow count in
+ * one window and a test can expect exactly where the limit refuses.
+ */
+export async function startOfRateLimitWindow(marginMs = 5_000): Promise<void> {
+  const left = 60_000 - (Date.now() % 60_000);
+  if (left < marginMs) await new Promise((resolve) => setTimeout(resolve, left + 100));
+}
+
 export type SponsorshipWorld = Awaited<ReturnType<typeof startSponsorshipWorld>>;
 
 export async function startSponsorshipWorld(env: Record<string, string> = {}) {
@@ -93,9 +103,9 @@ export async function startSponsorshipWorld(env: Record<string, string> = {}) {
   const providerVerify = (json: unknown, secret: string | null = VERIFIER_SECRET) =>
     t.call("/api/v3/sponsorship/provider/verify", { method: "POST", json, headers: secret === null ? {} : { [VERIFIER_SECRET_HEADER]: secret } });
 
-  /** The actor sends the call itself (a direct EOA); returns the hash once mined. */
-  async function sendCall(actor: LocalAccount, callData: Hex) {
-    const hash = await chain.wallet(actor).sendTransaction({ to: target, data: callData });
+  /** The actor sends the call itself (a direct EOA), to the target unless `to` says otherwise; returns the hash once mined. */
+  async function sendCall(actor: LocalAccount, callData: Hex, to: Hex = target, value = 0n) {
+    const hash = await chain.wallet(actor).sendTransaction({ to, data: callData, value });
     await chain.publicClient.waitForTransactionReceipt({ hash });
     return hash;
   }

@@ -2,14 +2,15 @@
 // sponsorship:write or from a browser, complete with fields other than those verified or a
 // transaction charged already, cancel carrying a transaction, actors the caller cannot speak for,
 // deposits that are not the sponsor's, and more checks than the rate limit allows.
-import { type LocalAccount, parseEther } from "viem";
+import { type Hex, type LocalAccount, parseEther } from "viem";
+import { deployTestToken } from "../../scripts/lib/contracts.ts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { expectErrorBody } from "../setup/test-context.ts";
-import { CLIENT_ID, type SponsorshipWorld, startSponsorshipWorld } from "./sponsorship-fixtures.ts";
+import { CLIENT_ID, type SponsorshipWorld, startOfRateLimitWindow, startSponsorshipWorld } from "./sponsorship-fixtures.ts";
 
 let w: SponsorshipWorld;
 beforeAll(async () => {
-  w = await startSponsorshipWorld({ SPONSORSHIP_RATE_LIMITS: JSON.stringify({ check: 5 }) });
+  w = await startSponsorshipWorld({ SPONSORSHIP_RATE_LIMITS: JSON.stringify({ check: 5, depositsRecord: 2, usageRecord: 3 }) });
 });
 afterAll(() => w.close());
 
@@ -89,6 +90,46 @@ describe("provider/complete", () => {
     const second = await verifiedReservation(first);
     const reused = await w.post("provider/complete", { reservationId: second.reservationId, ...second.call, txHash: paid, mode: "eoa", actorAddress: second.actor.address }, { token: second.token });
     await expectErrorBody(reused, 409, "transaction_already_charged");
+  });
+
+  it("refuses a clientId, targetAddress or nativeValueWei other than verified, naming the field (409), charging nothing", async () => {
+    // Each transaction below is mined and is what the completion says it is (the chain check passes):
+    // only the reservation's verified fields tell it apart.
+    type Reserved = { reservationId: string; call: Record<string, string>; actor: LocalAccount; token: string };
+    const complete = (r: Reserved, changes: Record<string, unknown>) =>
+      w.post("provider/complete", { reservationId: r.reservationId, ...r.call, mode: "eoa", actorAddress: r.actor.address, ...changes }, { token: r.token });
+    const refusedField = async (response: Response) => (await expectErrorBody(response, 409, "reservation_mismatch")).details;
+
+    const byClient = await verifiedReservation();
+    const paid = await w.sendCall(byClient.actor, byClient.call.callData);
+    expect(await refusedField(await complete(byClient, { txHash: paid, clientId: "another-client" }))).toEqual({ field: "clientId" });
+
+    // The reserved call data sent to another contract with the same mint function.
+    const byTarget = await verifiedReservation();
+    const otherTarget = await deployTestToken(w.chain.wallet(w.anvil.accounts[0]!), { name: "Other", symbol: "OTH", decimals: 0 });
+    const elsewhere = await w.sendCall(byTarget.actor, byTarget.call.callData, otherTarget);
+    expect(await refusedField(await complete(byTarget, { txHash: elsewhere, targetAddress: otherTarget }))).toEqual({ field: "targetAddress" });
+
+    // A plain transfer reserved and verified without value, sent with 5 wei.
+    const { user, sponsor } = await w.fundedSponsor(await w.newAccount());
+    const actor = await w.newAccount();
+    const token = await w.sessionToken(await w.userWithWallet(actor));
+    const payee = (await w.newAccount()).address;
+    const transfer = { clientId: CLIENT_ID, targetAddress: payee, callData: "0x" as Hex, nativeValueWei: "0" };
+    const checked = await (await w.post("check", { ...sponsor, operationType: "check_in", ...transfer, actorAddress: actor.address, maxCostWei: HOLD }, { token })).json();
+    const request = w.verifyRequest(actor, "0x");
+    const verified = await w.providerVerify({ ...request, userOp: { ...request.userOp, targets: [payee], data: { targets: [payee], callDatas: ["0x"], values: ["0"] } } });
+    expect(await verified.json()).toEqual({ isAllowed: true, reason: "approved" });
+    const withValue = await w.sendCall(actor, "0x", payee, 5n);
+    const byValue = { reservationId: checked.reservationId as string, call: transfer, actor, token };
+    expect(await refusedField(await complete(byValue, { txHash: withValue, nativeValueWei: "5" }))).toEqual({ field: "nativeValueWei" });
+    expect(await (await w.get("balance", sponsor, { key: user.key })).json()).toMatchObject({ spentWei: "0", heldWei: HOLD });
+
+    // Refused, nothing was used up: the verified fields complete the first reservation.
+    expect((await complete(byClient, { txHash: paid })).status).toBe(200);
+    const [charged] = await w.t.owner<{ n: number }[]>`
+      select count(*)::int as n from sponsorship.usage where reservation_id = any(${[byTarget.reservationId, byValue.reservationId]}::text[])`;
+    expect(charged!.n).toBe(0);
   });
 
   it("answers 202 for a transaction not mined, 400 for one that is not the reserved call, 404 for another's reservation", async () => {
@@ -176,16 +217,41 @@ describe("check and deposits", () => {
   it("limits checks per user and minute (429 with Retry-After)", async () => {
     const { user, sponsor } = await w.fundedSponsor(await w.newAccount());
     const body = { ...sponsor, operationType: "nft_mint", clientId: CLIENT_ID, targetAddress: w.target, callData: "0x", actorAddress: sponsor.walletAddress, maxCostWei: "1" };
-    const statuses: number[] = [];
-    let limited: Response | undefined;
-    for (let i = 0; i < 7; i++) {
-      const response = await w.post("check", body, { key: user.key });
-      statuses.push(response.status);
-      if (response.status === 429) limited ??= response;
+    await startOfRateLimitWindow();
+    const responses: Response[] = [];
+    for (let i = 0; i < 7; i++) responses.push(await w.post("check", body, { key: user.key }));
+    // SPONSORSHIP_RATE_LIMITS.check is 5: five answers (not eligible: nft_mint is not enabled), then refusals.
+    expect(responses.map((r) => r.status)).toEqual([200, 200, 200, 200, 200, 429, 429]);
+    expect(Number(responses[5]!.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
+    await expectErrorBody(responses[5]!, 429, "rate_limited");
+  });
+
+  it("limits deposits/record and usage/record per user and minute too (their own limits, 429 with Retry-After)", async () => {
+    const txHash = (n: number) => `0x${n.toString(16).padStart(64, "0")}`;
+    // Deposits (depositsRecord 2): counted before the chain is read, so hashes nobody sent (pending, 202) count.
+    const depositor = await w.newAccount();
+    const depositorUser = await w.userWithWallet(depositor);
+    const deposit = { walletAddress: depositor.address, chainId: w.anvil.chainId };
+    // Usage (usageRecord 3): a trusted integration's own funded sponsor.
+    const integration = await w.newAccount();
+    const owner = await w.userWithWallet(integration, ["sponsorship:write"]);
+    const sponsor = { walletAddress: integration.address, chainId: w.anvil.chainId };
+    expect((await w.post("deposits/record", { ...sponsor, txHash: await w.sendDeposit(integration, 5000n) }, { key: owner.key })).status).toBe(201);
+
+    await startOfRateLimitWindow();
+    const deposits: Response[] = [];
+    for (let i = 1; i <= 3; i++) deposits.push(await w.post("deposits/record", { ...deposit, txHash: txHash(0xd000 + i) }, { key: depositorUser.key }));
+    expect(deposits.map((r) => r.status)).toEqual([202, 202, 429]);
+    expect(Number(deposits[2]!.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
+    await expectErrorBody(deposits[2]!, 429, "rate_limited");
+
+    const usage: Response[] = [];
+    for (let i = 1; i <= 4; i++) {
+      const body = { ...sponsor, operationType: "nft_mint", actorAddress: integration.address, txHash: txHash(0xe000 + i), amountWei: "1" };
+      usage.push(await w.post("usage/record", body, { key: owner.key }));
     }
-    expect(statuses.filter((s) => s === 200).length).toBeLessThanOrEqual(5);
-    expect(limited).toBeDefined();
-    expect(Number(limited!.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
-    await expectErrorBody(limited!, 429, "rate_limited");
+    expect(usage.map((r) => r.status)).toEqual([201, 201, 201, 429]);
+    await expectErrorBody(usage[3]!, 429, "rate_limited");
+    expect(await (await w.get("balance", sponsor, { key: owner.key })).json()).toMatchObject({ spentWei: "3" });
   });
 });
