@@ -26,6 +26,7 @@ import { ApiError } from "../../_shared/http/errors.ts";
 import { auditDecision, type DecisionRecord } from "../../_shared/mcp/audit.ts";
 import { callRoute, type InProcessApp, type RouteAnswer } from "../../_shared/mcp/call-route.ts";
 import { checkSiweMessage } from "../identity/siwe.ts";
+import { sponsorshipVaultOf } from "../sponsorship/handlers.ts";
 import {
   actionHash, bindingOf, CONFIRMATION_SECONDS, type ConfirmationKind, displayRows, hex, isKind, KINDS, settingsMessage,
   walletLinkMessage, walletLinkStatement,
@@ -204,11 +205,9 @@ function asPerson(c: C, app: InProcessApp, principal: Extract<Principal, { kind:
   return callRoute(app, { principal: person }, call, { requestId: c.get("requestId") });
 }
 
-/** The chain's sponsorship vault (EVM_CHAINS), or 400 sponsorship_vault_not_configured as REST answers. */
+/** The chain's sponsorship vault, checksummed, or 400 sponsorship_vault_not_configured: REST's deposits/record rule. */
 function vaultOf(config: Config, chainId: number): string {
-  const vault = config.EVM_CHAINS.find((entry) => entry.chainId === chainId)?.sponsorshipVault;
-  if (!vault) throw new ApiError(400, "sponsorship_vault_not_configured", `No sponsorship vault is configured for chain ${chainId}.`);
-  return getAddress(vault);
+  return getAddress(sponsorshipVaultOf(config, chainId));
 }
 
 /** What the page shows beside the action: the sponsor's settings, or its balance for a deposit. */

@@ -6,6 +6,7 @@ import type { RouteHandler, z } from "@hono/zod-openapi";
 import { type Address, getAddress, type Hex } from "viem";
 import { scopeOf } from "../../_shared/auth/principal.ts";
 import { fromChain, publicClientFor } from "../../_shared/chain/clients.ts";
+import type { Config } from "../../_shared/config.ts";
 import type { Fragment } from "postgres";
 import type { Tx } from "../../_shared/db/database.ts";
 import { createRouter } from "../../_shared/http/app.ts";
@@ -324,6 +325,13 @@ export const cancel: RouteHandler<typeof routes.cancel, AppEnv> = async (c) => {
 // Deposits and trusted usage
 // ------------------------------------------------------------------------------------------
 
+/** Where sponsors send deposits on the chain (EVM_CHAINS' sponsorshipVault), or 400 sponsorship_vault_not_configured. */
+export function sponsorshipVaultOf(config: Config, chainId: number): string {
+  const vault = config.EVM_CHAINS.find((entry) => entry.chainId === chainId)?.sponsorshipVault;
+  if (!vault) throw new ApiError(400, "sponsorship_vault_not_configured", `No sponsorship vault is configured for chain ${chainId}.`);
+  return vault;
+}
+
 export const recordDeposit: RouteHandler<typeof routes.recordDeposit, AppEnv> = async (c) => {
   const body = c.req.valid("json");
   const config = c.get("config");
@@ -333,8 +341,7 @@ export const recordDeposit: RouteHandler<typeof routes.recordDeposit, AppEnv> = 
   const db = c.get("db");
   const client = publicClientFor(config, chainId);
   const chain = config.EVM_CHAINS.find((entry) => entry.chainId === chainId);
-  const vault = chain?.sponsorshipVault;
-  if (!vault) throw new ApiError(400, "sponsorship_vault_not_configured", `No sponsorship vault is configured for chain ${chainId}.`);
+  const vault = sponsorshipVaultOf(config, chainId);
   // The rate limit and the ownership are checked before the chain is called: RPC calls are not free.
   await db.statement(scope, (tx) => tx`select sponsorship.deposit_preflight(${chainId}, ${wallet}, ${config.SPONSORSHIP_RATE_LIMITS.depositsRecord}::integer)`);
 
