@@ -104,6 +104,20 @@ describe("a sponsored check-in from deposit to usage", () => {
     await expectErrorBody(await w.post("settings", { ...sponsor, enabledOperations: ["nft_mint"] }, { key: stranger.key }), 404, "sponsor_not_found");
   });
 
+  it("a direct EOA's completion may name the EOA as ownerAddress: the usage is recorded against that EOA (SPEC 4.5 rule 4)", async () => {
+    const { user, sponsor } = await w.fundedSponsor(await w.newAccount());
+    const actor = await w.newAccount();
+    const token = await w.sessionToken(await w.userWithWallet(actor));
+    const call = { clientId: CLIENT_ID, targetAddress: w.target, callData: w.checkInCall(actor), nativeValueWei: "0" };
+    const { reservationId } = await (await w.post("check", { ...sponsor, operationType: "check_in", ...call, actorAddress: actor.address, maxCostWei: HOLD }, { token })).json();
+    expect(await (await w.providerVerify(w.verifyRequest(actor, call.callData))).json()).toEqual({ isAllowed: true, reason: "approved" });
+    const txHash = await w.sendCall(actor, call.callData);
+    const completed = await w.post("provider/complete", { reservationId, ...call, txHash, mode: "eoa", ownerAddress: actor.address }, { token });
+    expect(completed.status, await completed.clone().text()).toBe(200);
+    const usage = await (await w.get("usage", sponsor, { key: user.key })).json();
+    expect(usage.items).toEqual([expect.objectContaining({ reservationId, mode: "eoa", actorAddress: actor.address, txHash })]);
+  });
+
   it("cancel releases the hold the provider denied; the balance is whole again", async () => {
     const { user, sponsor } = await w.fundedSponsor(await w.newAccount());
     const actor = await w.newAccount();
