@@ -103,10 +103,7 @@ async function createConfirmation(c: C, app: InProcessApp): Promise<Response> {
   }
   if (kind !== "wallet_link") {
     // Owner only: the REST read answers 404 sponsor_not_found for a wallet that is not the person's.
-    const current = await asPerson(c, app, principal, "sponsorship:read", {
-      method: "GET", path: `/api/v3/sponsorship/${kind === "sponsored_deposit" ? "balance" : "settings"}`,
-      query: { walletAddress: String(action.walletAddress), chainId: Number(action.chainId) },
-    });
+    const current = await sponsorState(c, app, { ...principal, scopes: ["sponsorship:read"] }, kind, action);
     if (current.status !== 200) return c.json(current.body as object, current.status as 404);
   }
   const token = randomToken("mcf_");
@@ -199,10 +196,12 @@ function personPrincipal(row: { user_id: string; client_id: string; grant_id: st
   return { kind: "oauth", userId: row.user_id, clientId: row.client_id, grantId: row.grant_id, scopes: [scope] };
 }
 
-function asPerson(c: C, app: InProcessApp, principal: Extract<Principal, { kind: "oauth" }>, scope: string,
-    call: Parameters<typeof callRoute>[2]): Promise<RouteAnswer> {
-  const person = { ...principal, scopes: [scope] };
-  return callRoute(app, { principal: person }, call, { requestId: c.get("requestId") });
+/** The sponsor wallet of `action` through REST as `principal`: its balance for a deposit, else its settings. */
+function sponsorState(c: C, app: InProcessApp, principal: Principal, kind: string, action: Record<string, unknown>): Promise<RouteAnswer> {
+  return callRoute(app, { principal }, {
+    method: "GET", path: `/api/v3/sponsorship/${kind === "sponsored_deposit" ? "balance" : "settings"}`,
+    query: { walletAddress: String(action.walletAddress), chainId: Number(action.chainId) },
+  }, { requestId: c.get("requestId") });
 }
 
 /** The chain's sponsorship vault, checksummed, or 400 sponsorship_vault_not_configured: REST's deposits/record rule. */
@@ -212,10 +211,7 @@ function vaultOf(config: Config, chainId: number): string {
 
 /** What the page shows beside the action: the sponsor's settings, or its balance for a deposit. */
 async function currentState(c: C, app: InProcessApp, row: OpenRow): Promise<Record<string, unknown> | undefined> {
-  const answer = await callRoute(app, { principal: personPrincipal(row, "sponsorship:read") }, {
-    method: "GET", path: `/api/v3/sponsorship/${row.kind === "sponsored_deposit" ? "balance" : "settings"}`,
-    query: { walletAddress: String(row.action.walletAddress), chainId: Number(row.action.chainId) },
-  }, { requestId: c.get("requestId") });
+  const answer = await sponsorState(c, app, personPrincipal(row, "sponsorship:read"), row.kind, row.action);
   return answer.status === 200 ? answer.body as Record<string, unknown> : undefined;
 }
 
