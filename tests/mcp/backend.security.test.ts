@@ -27,6 +27,19 @@ describe("credentials", () => {
       .rejects.toThrow();
   });
 
+  it("offers no OAuth discovery, so an assistant connector cannot take it as its server (SPEC 5.2)", async () => {
+    // A connector starts from the 401's WWW-Authenticate (RFC 9728): the backend's names no resource metadata.
+    const refused = await t.app.request(PATH, rpcInit(INITIALIZE));
+    expect(refused.headers.get("www-authenticate")).toBeNull();
+    await expectErrorBody(refused, 401, "missing_api_key");
+    for (const path of ["/.well-known/oauth-protected-resource/mcp/backend", "/.well-known/oauth-protected-resource/functions/v1/api/mcp/backend"]) {
+      await expectErrorBody(await t.app.request(path), 404, "not_found");
+    }
+    // The metadata that does exist is the public endpoint's only.
+    const metadata = await (await t.app.request("/.well-known/oauth-protected-resource")).json();
+    expect(metadata.resource).toBe(`${t.config.PUBLIC_API_ROOT}/mcp`);
+  });
+
   it("refuses a missing or unknown key", async () => {
     await expectErrorBody(await t.app.request(PATH, rpcInit(INITIALIZE)), 401, "missing_api_key");
     const unknown = `sk_abcdefgh_${"x".repeat(43)}`;
