@@ -90,6 +90,25 @@ create or replace function tests.authenticate_as_service_role()
   end
   $$;
 
+-- Runs what follows as `authenticated` with the claims the gateway sets for a person over MCP:
+-- app_user_id, and client_id when they act through an OAuth client (an assistant's tool call,
+-- scopeOf(oauth principal)). Without a client: the person on a confirmation link's page
+-- (personScope), whose claims name no client at all.
+create or replace function tests.authenticate_as_person(p_user_id core.object_id, p_client_id text default null)
+  returns void
+  language plpgsql volatile
+  set search_path = ''
+  as $$
+  begin
+    set local role authenticated;
+    perform set_config(
+      'request.jwt.claims',
+      json_strip_nulls(json_build_object('role', 'authenticated', 'app_user_id', p_user_id, 'client_id', p_client_id))::text,
+      true
+    );
+  end
+  $$;
+
 -- Back to the database owner with no claims, for arranging and inspecting state.
 create or replace function tests.clear_authentication()
   returns void
@@ -230,26 +249,6 @@ create or replace function tests.connected_event_ids(p_hub_id core.object_id)
     from community.hub_events where hub_id = p_hub_id
   $$;
 
--- Who may run `p_function`, among the roles a job function must be kept from and service_jobs
--- itself ('PUBLIC' when granted to everyone), sorted: a job function must answer {service_jobs}.
-create or replace function tests.roles_executing(p_function regprocedure) returns text[]
-  language sql stable
-  set search_path = ''
-  as $$
-    select coalesce(pg_catalog.array_agg(name order by name), '{}')
-    from (
-      select r.rolname::text as name from pg_catalog.pg_roles r
-      where r.rolname in ('service_jobs', 'anon', 'authenticated', 'api_gateway', 'service_role')
-        and pg_catalog.has_function_privilege(r.oid, p_function, 'execute')
-      union all
-      select 'PUBLIC' from pg_catalog.pg_proc p, pg_catalog.aclexplode(coalesce(p.proacl, pg_catalog.acldefault('f', p.proowner))) a
-      where p.oid = p_function and a.grantee = 0 and a.privilege_type = 'EXECUTE'
-    ) roles
-  $$;
-
-revoke execute on all functions in schema tests from public;
-grant execute on all functions in schema tests to anon, authenticated, service_role;
-
 -- ============================================================================================
 -- Checkout: collections, canonical requests and client secrets, arranged as the database owner
 -- ============================================================================================
@@ -373,7 +372,146 @@ create or replace function tests.complete_checkout_order(p_owner_id core.object_
   $$;
 
 -- ============================================================================================
--- Grants: which functions a role may execute, for the deny-by-default tests of each schema
+-- Sponsorship: a sponsor, holds on it and their approvals, arranged through the functions under
+-- test as their callers would (the wallet's owner, the requester, the provider's verifier), each
+-- helper returning to the database owner
+-- ============================================================================================
+
+-- A funded sponsor as its owner sets it up: the owner links the wallet on the chain, records a
+-- deposit of p_deposit wei into it (transaction tests.tx_hash(1) in block 1, to the vault
+-- 0x...f1: a test recording deposits of its own numbers them from 2) and saves settings that enable
+-- p_operations for the targets in p_targets (empty: any target), with no limit.
+create or replace function tests.create_sponsor(
+  p_owner_id   core.object_id,
+  p_wallet     text,
+  p_deposit    numeric,
+  p_operations sponsorship.operation_type[] default '{check_in}',
+  p_targets    text[] default '{}',
+  p_chain_id   bigint default 31337
+)
+  returns void
+  language plpgsql volatile
+  set search_path = ''
+  as $$
+  begin
+    perform tests.link_address(p_owner_id, p_wallet, p_chain_id::text);
+    perform tests.authenticate_as(p_owner_id);
+    perform sponsorship.record_deposit(p_chain_id, p_wallet, tests.tx_hash(1), p_deposit,
+      '0x00000000000000000000000000000000000000f1', 1, 100);
+    perform sponsorship.save_settings(p_chain_id, p_wallet, p_operations, null, null, null, null, p_targets, '{}', null, null);
+    perform tests.clear_authentication();
+  end
+  $$;
+
+-- A hold of 1000 wei as its requester takes one: sponsorship.check of the check_in call (client
+-- 'client-1', a rate limit no fixture reaches) authenticated as p_requester, for the actor or, when
+-- given, its smart account. Returns the reservation id; raises when the check is not eligible, so
+-- a fixture cannot quietly hold nothing.
+create or replace function tests.reserve(
+  p_requester     core.object_id,
+  p_chain_id      bigint,
+  p_wallet        text,
+  p_target        text,
+  p_call_data     text,
+  p_value         numeric,
+  p_actor         text,
+  p_smart_account text default null
+)
+  returns core.object_id
+  language plpgsql volatile
+  set search_path = ''
+  as $$
+  declare
+    v_check record;
+  begin
+    perform tests.authenticate_as(p_requester);
+    select c.eligible, c.reason, c.reservation_id into v_check
+      from sponsorship.check(p_chain_id, p_wallet, 'check_in', 'client-1', p_target, p_call_data, p_value,
+                             p_actor, p_smart_account, 1000, 100) c;
+    perform tests.clear_authentication();
+    if not v_check.eligible then
+      raise exception 'tests: the check of % is not eligible: %', p_call_data, v_check.reason;
+    end if;
+    return v_check.reservation_id;
+  end
+  $$;
+
+-- The provider's verifier (service_jobs) approves the reservation's own transaction (its client,
+-- chain, sender, target, call data and value) for a gas cost of p_gas_cost wei, its whole hold
+-- unless told otherwise. Raises unless that reservation is the one approved.
+create or replace function tests.approve_reservation(p_reservation_id core.object_id, p_gas_cost numeric default null)
+  returns void
+  language plpgsql volatile
+  set search_path = ''
+  as $$
+  declare
+    v_reservation sponsorship.reservations;
+    v_chain_id bigint;
+    v_answer record;
+  begin
+    -- Read as the database owner: service_jobs reads no reservation itself.
+    perform tests.clear_authentication();
+    select r.* into strict v_reservation from sponsorship.reservations r where r.id = p_reservation_id;
+    select s.chain_id into strict v_chain_id from sponsorship.sponsors s where s.id = v_reservation.sponsor_id;
+    set local role service_jobs;
+    select v.reason, v.reservation_id into v_answer
+      from sponsorship.provider_verify(v_reservation.client_id, v_chain_id,
+        coalesce(v_reservation.smart_account_address, v_reservation.actor_address), v_reservation.target_address,
+        v_reservation.call_data, v_reservation.native_value_wei, coalesce(p_gas_cost, v_reservation.max_cost)) v;
+    set local role none;
+    if v_answer.reason is distinct from 'approved' or v_answer.reservation_id is distinct from p_reservation_id then
+      raise exception 'tests: reservation % was not approved: % %', p_reservation_id, v_answer.reason, v_answer.reservation_id;
+    end if;
+  end
+  $$;
+
+-- ============================================================================================
+-- MCP: a person signed in on the OAuth pages and the grants they approve there
+-- ============================================================================================
+
+-- Signs the person in on the OAuth pages as the gateway does: a sign-in code (123456) mailed to the
+-- address and entered from 192.0.2.1, which opens the browser session whose token is p_session
+-- (stored as its hash). Returns the user's id; raises when the sign-in fails.
+create or replace function tests.sign_in_to_oauth(p_email text, p_session text default 'session')
+  returns core.object_id
+  language plpgsql volatile
+  set search_path = ''
+  as $$
+  declare
+    v_code_id core.object_id;
+    v_result record;
+  begin
+    v_code_id := mcp_oauth.issue_sign_in_code(p_email, '192.0.2.1', tests.sha256_of('123456'), 600, 5, 30, 900);
+    select v.error, v.user_id into v_result from mcp_oauth.verify_sign_in_code(v_code_id, p_email,
+      tests.sha256_of('123456'), '192.0.2.1', 5, 60, 900, tests.sha256_of(p_session), 3600) v;
+    if v_result.user_id is null then
+      raise exception 'tests: % could not sign in: %', p_email, v_result.error;
+    end if;
+    return v_result.user_id;
+  end
+  $$;
+
+-- The person signed in with session p_session approves the client ("Client A" for client-a) for the
+-- scopes on the consent page: redirect http://127.0.0.1:1234/cb, resource http://api.test/mcp,
+-- authorization code p_code with the PKCE challenge repeat('a', 43). Returns the grant's id.
+create or replace function tests.approve_client(
+  p_client_id text,
+  p_scopes    text[],
+  p_code      text default 'code-1',
+  p_session   text default 'session'
+)
+  returns core.object_id
+  language sql volatile
+  set search_path = ''
+  as $$
+    select mcp_oauth.approve(tests.sha256_of(p_session), p_client_id,
+      pg_catalog.initcap(pg_catalog.replace(p_client_id, '-', ' ')), 'http://127.0.0.1:1234/cb', p_scopes,
+      'http://api.test/mcp', tests.sha256_of(p_code), pg_catalog.repeat('a', 43), 60)
+  $$;
+
+-- ============================================================================================
+-- Grants: which functions a role may execute, for the deny-by-default tests of each schema, and
+-- everything a role holds, for the inventory tests of service_jobs
 -- ============================================================================================
 
 -- Whether PUBLIC holds EXECUTE on the function, explicitly or by the default a function gets when
@@ -417,6 +555,92 @@ create or replace function tests.functions_executable_by(p_role text, p_schema t
     order by 1
   $$;
 
+-- Who may run `p_function`, among the roles a job function must be kept from and service_jobs
+-- itself ('PUBLIC' when granted to everyone), sorted: a job function must answer {service_jobs}.
+create or replace function tests.roles_executing(p_function regprocedure)
+  returns text[]
+  language sql stable
+  set search_path = ''
+  as $$
+    select coalesce(pg_catalog.array_agg(name order by name), '{}')
+    from (
+      select r.rolname::text as name from pg_catalog.pg_roles r
+      where r.rolname in ('service_jobs', 'anon', 'authenticated', 'api_gateway', 'service_role')
+        and pg_catalog.has_function_privilege(r.oid, p_function, 'execute')
+      union all
+      select 'PUBLIC' where tests.is_executable_by_public(p_function)
+    ) roles
+  $$;
+
+-- Who may write the table, among the API and job roles ('<role>: <privilege>' for insert, update,
+-- delete and truncate), sorted: an append-only table must answer {}.
+create or replace function tests.roles_writing(p_table regclass)
+  returns text[]
+  language sql stable
+  set search_path = ''
+  as $$
+    select coalesce(pg_catalog.array_agg(r.rolname || ': ' || p.privilege order by r.rolname, p.privilege), '{}')
+    from pg_catalog.pg_roles r
+    cross join pg_catalog.unnest(array['INSERT', 'UPDATE', 'DELETE', 'TRUNCATE']) p(privilege)
+    where r.rolname in ('anon', 'authenticated', 'service_role', 'service_jobs', 'api_gateway')
+      and pg_catalog.has_table_privilege(r.oid, p_table, p.privilege)
+  $$;
+
+-- Everything the role holds in the schemas, one line a privilege, sorted: `schema s: USAGE`, then
+-- `table s.t: SELECT` (`view`, `sequence` likewise), `column s.t.c: UPDATE`, `function
+-- s.f(args): EXECUTE` and `policy s.t.p: SELECT` for each RLS policy naming the role. Schemas,
+-- relations and columns count the grants made to the role itself; a function counts whenever the
+-- role may run it, as `function s.f(args): EXECUTE (PUBLIC)` when it may only because everyone may.
+-- Raises when there is no such role or schema, so a misspelt name cannot pass for an empty list.
+-- An inventory test compares the whole list with what the role's jobs need.
+create or replace function tests.privileges_of(p_role text, p_schemas text[])
+  returns setof text
+  language sql stable
+  set search_path = ''
+  as $$
+    with role as (
+      select p_role::pg_catalog.regrole::pg_catalog.oid as oid
+    ), schemas as (
+      select s::pg_catalog.regnamespace::pg_catalog.oid as oid from pg_catalog.unnest(p_schemas) s
+    )
+    select line from (
+      select 1 as kind, pg_catalog.format('schema %I: %s', n.nspname, a.privilege_type) as line
+      from pg_catalog.pg_namespace n
+      cross join pg_catalog.aclexplode(n.nspacl) a
+      where n.oid in (select oid from schemas) and a.grantee = (select oid from role)
+      union all
+      select 2, pg_catalog.format('%s %I.%I: %s',
+               case c.relkind when 'S' then 'sequence' when 'v' then 'view' when 'm' then 'materialized view' else 'table' end,
+               n.nspname, c.relname, a.privilege_type)
+      from pg_catalog.pg_class c
+      join pg_catalog.pg_namespace n on n.oid = c.relnamespace
+      cross join pg_catalog.aclexplode(c.relacl) a
+      where n.oid in (select oid from schemas) and a.grantee = (select oid from role)
+      union all
+      select 3, pg_catalog.format('column %I.%I.%I: %s', n.nspname, c.relname, t.attname, a.privilege_type)
+      from pg_catalog.pg_attribute t
+      join pg_catalog.pg_class c on c.oid = t.attrelid
+      join pg_catalog.pg_namespace n on n.oid = c.relnamespace
+      cross join pg_catalog.aclexplode(t.attacl) a
+      where n.oid in (select oid from schemas) and a.grantee = (select oid from role)
+      union all
+      select 4, 'function ' || p.oid::pg_catalog.regprocedure::text || ': EXECUTE' || case when exists (
+               -- granted to the role, to a role it belongs to, or it owns the function
+               select from pg_catalog.aclexplode(coalesce(p.proacl, pg_catalog.acldefault('f', p.proowner))) a
+               where a.privilege_type = 'EXECUTE' and a.grantee <> 0
+                 and pg_catalog.pg_has_role((select oid from role), a.grantee, 'USAGE')
+             ) then '' else ' (PUBLIC)' end
+      from pg_catalog.pg_proc p
+      where p.pronamespace in (select oid from schemas)
+        and pg_catalog.has_function_privilege((select oid from role), p.oid, 'execute')
+      union all
+      select 5, pg_catalog.format('policy %I.%I.%I: %s', pol.schemaname, pol.tablename, pol.policyname, pol.cmd)
+      from pg_catalog.pg_policies pol
+      where pol.schemaname::text = any (p_schemas) and p_role::pg_catalog.name = any (pol.roles)
+    ) lines
+    order by kind, line collate "C"
+  $$;
+
 -- What a statement raises, as {code, hint, detail (when JSON)}; null when it succeeds. For asserting
 -- the PostgREST-style errors of the SQL functions (PTnnn, the hint as the API's code, JSON details).
 create or replace function tests.error_of(p_sql text) returns jsonb
@@ -431,23 +655,6 @@ create or replace function tests.error_of(p_sql text) returns jsonb
     return jsonb_strip_nulls(jsonb_build_object('code', v_state, 'hint', nullif(v_hint, ''),
       'detail', case when v_detail like '{%' then v_detail::jsonb end));
   end $f$;
-
--- Who may run `p_function`, among the roles a job function must be kept from and service_jobs
--- itself ('PUBLIC' when granted to everyone), sorted: a job function must answer {service_jobs}.
-create or replace function tests.roles_executing(p_function regprocedure) returns text[]
-  language sql stable
-  set search_path = ''
-  as $$
-    select coalesce(pg_catalog.array_agg(name order by name), '{}')
-    from (
-      select r.rolname::text as name from pg_catalog.pg_roles r
-      where r.rolname in ('service_jobs', 'anon', 'authenticated', 'api_gateway', 'service_role')
-        and pg_catalog.has_function_privilege(r.oid, p_function, 'execute')
-      union all
-      select 'PUBLIC' from pg_catalog.pg_proc p, pg_catalog.aclexplode(coalesce(p.proacl, pg_catalog.acldefault('f', p.proowner))) a
-      where p.oid = p_function and a.grantee = 0 and a.privilege_type = 'EXECUTE'
-    ) roles
-  $$;
 
 revoke execute on all functions in schema tests from public;
 grant execute on all functions in schema tests to anon, authenticated, service_role;

@@ -3,84 +3,51 @@
 -- statements to those rows; the reconciler's two functions are security definer and need no table
 -- grant. (tests/db/core/ lists its grants in core.)
 begin;
-select plan(7);
+select plan(4);
 
-select results_eq(
-  $$
-    select a.privilege_type
-    from pg_namespace n, aclexplode(n.nspacl) a
-    where a.grantee = 'service_jobs'::regrole and n.nspname = 'checkout'
-  $$,
-  $$values ('USAGE')$$,
-  'schema: usage on checkout'
-);
-
-select results_eq(
-  $$
-    select format('%I.%I', n.nspname, c.relname) collate "default", a.privilege_type
-    from pg_class c
-    join pg_namespace n on n.oid = c.relnamespace
-    cross join aclexplode(c.relacl) a
-    where a.grantee = 'service_jobs'::regrole and n.nspname = 'checkout'
-    order by 1, 2
-  $$,
-  $$values ('checkout.webhook_deliveries', 'SELECT')$$,
-  'tables: select on checkout.webhook_deliveries only (the rest by column)'
-);
-
-select results_eq(
-  $$
-    select format('%I.%I.%I', n.nspname, c.relname, t.attname) collate "default", a.privilege_type
-    from pg_attribute t
-    join pg_class c on c.oid = t.attrelid
-    join pg_namespace n on n.oid = c.relnamespace
-    cross join aclexplode(t.attacl) a
-    where a.grantee = 'service_jobs'::regrole and n.nspname = 'checkout'
-    order by 1, 2
-  $$,
-  $$values
-    ('checkout.sessions.expires_at', 'SELECT'),
-    ('checkout.sessions.id', 'SELECT'),
-    ('checkout.sessions.status', 'SELECT'),
-    ('checkout.sessions.status', 'UPDATE'),
-    ('checkout.webhook_attempts.delivery_id', 'INSERT'),
-    ('checkout.webhook_attempts.error', 'INSERT'),
-    ('checkout.webhook_attempts.status_code', 'INSERT'),
-    ('checkout.webhook_deliveries.attempts', 'UPDATE'),
-    ('checkout.webhook_deliveries.claimed_until', 'UPDATE'),
-    ('checkout.webhook_deliveries.delivered_at', 'UPDATE'),
-    ('checkout.webhook_deliveries.last_error', 'UPDATE'),
-    ('checkout.webhook_deliveries.last_status_code', 'UPDATE'),
-    ('checkout.webhook_deliveries.next_attempt_at', 'UPDATE'),
-    ('checkout.webhook_deliveries.status', 'UPDATE'),
-    ('checkout.webhook_secrets.owner_id', 'SELECT'),
-    ('checkout.webhook_secrets.previous_secret_ciphertext', 'SELECT'),
-    ('checkout.webhook_secrets.previous_valid_until', 'SELECT'),
-    ('checkout.webhook_secrets.secret_ciphertext', 'SELECT'),
-    ('checkout.webhook_secrets.webhook_url', 'SELECT')
-  $$,
-  'columns: what the expiry and the dispatcher read and write'
-);
-
-select results_eq(
-  $$
-    select p.oid::regprocedure::text
-    from pg_proc p
-    join pg_namespace n on n.oid = p.pronamespace
-    cross join aclexplode(p.proacl) a
-    where a.grantee = 'service_jobs'::regrole and a.privilege_type = 'EXECUTE' and n.nspname = 'checkout'
-    order by 1
-  $$,
-  $$values
-    ('checkout.claim_webhook_deliveries(integer,integer)'),
-    ('checkout.complete_session_as_job(core.object_id,text,text,numeric[],numeric,text,bigint)'),
-    ('checkout.expire_sessions()'),
-    ('checkout.fail_session_as_job(core.object_id,text)'),
-    ('checkout.payment_attempts_to_reconcile(integer)'),
-    ('checkout.record_webhook_attempt(core.object_id,integer,text,timestamp with time zone)'),
-    ('checkout.sessions_to_search_for_mints(integer)')
-  $$,
-  'functions: the expiry job, the dispatcher''s two and the reconciler''s four'
+select bag_eq(
+  $$select * from tests.privileges_of('service_jobs', '{checkout}')$$,
+  array[
+    'schema checkout: USAGE',
+    -- select on the deliveries only, the rest by column: what the expiry and the dispatcher read and write
+    'table checkout.webhook_deliveries: SELECT',
+    'column checkout.sessions.expires_at: SELECT',
+    'column checkout.sessions.id: SELECT',
+    'column checkout.sessions.status: SELECT',
+    'column checkout.sessions.status: UPDATE',
+    'column checkout.webhook_attempts.delivery_id: INSERT',
+    'column checkout.webhook_attempts.error: INSERT',
+    'column checkout.webhook_attempts.status_code: INSERT',
+    'column checkout.webhook_deliveries.attempts: UPDATE',
+    'column checkout.webhook_deliveries.claimed_until: UPDATE',
+    'column checkout.webhook_deliveries.delivered_at: UPDATE',
+    'column checkout.webhook_deliveries.last_error: UPDATE',
+    'column checkout.webhook_deliveries.last_status_code: UPDATE',
+    'column checkout.webhook_deliveries.next_attempt_at: UPDATE',
+    'column checkout.webhook_deliveries.status: UPDATE',
+    'column checkout.webhook_secrets.owner_id: SELECT',
+    'column checkout.webhook_secrets.previous_secret_ciphertext: SELECT',
+    'column checkout.webhook_secrets.previous_valid_until: SELECT',
+    'column checkout.webhook_secrets.secret_ciphertext: SELECT',
+    'column checkout.webhook_secrets.webhook_url: SELECT',
+    -- the expiry job, the dispatcher's two and the reconciler's four
+    'function checkout.claim_webhook_deliveries(integer,integer): EXECUTE',
+    'function checkout.complete_session_as_job(core.object_id,text,text,numeric[],numeric,text,bigint): EXECUTE',
+    'function checkout.expire_sessions(): EXECUTE',
+    'function checkout.fail_session_as_job(core.object_id,text): EXECUTE',
+    'function checkout.payment_attempts_to_reconcile(integer): EXECUTE',
+    'function checkout.record_webhook_attempt(core.object_id,integer,text,timestamp with time zone): EXECUTE',
+    'function checkout.sessions_to_search_for_mints(integer): EXECUTE',
+    -- what keeps even its own statements to the rows of its jobs
+    'policy checkout.sessions.sessions_select_jobs: SELECT',
+    'policy checkout.sessions.sessions_update_jobs: UPDATE',
+    'policy checkout.webhook_attempts.webhook_attempts_insert_jobs: INSERT',
+    'policy checkout.webhook_deliveries.webhook_deliveries_select_jobs: SELECT',
+    'policy checkout.webhook_deliveries.webhook_deliveries_update_jobs: UPDATE',
+    'policy checkout.webhook_secrets.webhook_secrets_select_jobs: SELECT'
+  ],
+  'usage on checkout; select on webhook_deliveries, the rest by column; the expiry job, the dispatcher''s two '
+    || 'and the reconciler''s four functions; its policies'
 );
 
 -- In practice: no client secret, no payload writes, no session but expired ones.

@@ -8,18 +8,9 @@ begin;
 select plan(27);
 
 select tests.create_user('rita@example.com') as rita \gset
-select mcp_oauth.issue_sign_in_code('rita@example.com', '192.0.2.1', sha256('123456'), 600, 5, 30, 900) as code_id \gset
-select user_id is not null as signed_in from mcp_oauth.verify_sign_in_code(:'code_id', 'rita@example.com', sha256('123456'),
-  '192.0.2.1', 5, 60, 900, sha256('session'), 3600) \gset
-select mcp_oauth.approve(sha256('session'), 'client-a', 'Client A', 'http://127.0.0.1:1234/cb', '{wallet:link,sponsorship:write}',
-  'http://api.test/mcp', sha256('code-1'), repeat('a', 43), 60) as grant_id \gset
+select tests.sign_in_to_oauth('rita@example.com');
+select tests.approve_client('client-a', '{wallet:link,sponsorship:write}') as grant_id \gset
 
--- As Rita through client A (what scopeOf(oauth principal) sets).
-create function pg_temp.as_rita(p_user text) returns void language plpgsql as $$
-begin
-  set local role authenticated;
-  perform set_config('request.jwt.claims', json_build_object('role', 'authenticated', 'app_user_id', p_user, 'client_id', 'client-a')::text, true);
-end $$;
 -- The link's claim began `p_ago` ago (and, when given, its expiry passed `p_expired_ago` ago).
 create function pg_temp.claimed_ago(p_link text, p_ago interval, p_expired_ago interval default null) returns void language sql as $$
   update mcp_confirmations.confirmations set claimed_at = now() - p_ago,
@@ -34,20 +25,20 @@ $$;
 select set_config('t.grant', :'grant_id', true) is not null as set_grant \gset
 
 -- A deposit's approval claims the link, then its process dies.
-select pg_temp.as_rita(:'rita');
+select tests.authenticate_as_person(:'rita', 'client-a');
 select pg_temp.link('sponsored_deposit', 'deposit') as deposit \gset
 select is((select kind from mcp_confirmations.begin_approval(:'deposit', sha256('deposit'))), 'sponsored_deposit', 'the approval claims the link');
 select tests.clear_authentication();
 select is((select claimed_at from mcp_confirmations.confirmations where id = :'deposit'), now(), 'the claim is stamped with its time');
 
 select pg_temp.claimed_ago(:'deposit', interval '2 minutes 59 seconds');
-select pg_temp.as_rita(:'rita');
+select tests.authenticate_as_person(:'rita', 'client-a');
 select is((select status from mcp_confirmations.confirmation_status(:'deposit')), 'approving', 'within its lease the link reads approving');
 select is((select status from mcp_confirmations.open_confirmation(:'deposit', sha256('deposit'))), 'approving', 'on the page too');
 
 select tests.clear_authentication();
 select pg_temp.claimed_ago(:'deposit', interval '3 minutes');
-select pg_temp.as_rita(:'rita');
+select tests.authenticate_as_person(:'rita', 'client-a');
 select is((select status from mcp_confirmations.confirmation_status(:'deposit')), 'failed', 'once the lease ran out it reads failed');
 select is((select outcome -> 'error' ->> 'code' from mcp_confirmations.confirmation_status(:'deposit')), 'approval_interrupted',
   'with the stable code approval_interrupted');
@@ -71,19 +62,19 @@ select is((select row(status, outcome)::text from mcp_confirmations.confirmation
   'nothing of the late result was stored');
 
 -- Within its lease a claim finishes, even past the link's own expiry (it was claimed before).
-select pg_temp.as_rita(:'rita');
+select tests.authenticate_as_person(:'rita', 'client-a');
 select pg_temp.link('wallet_link', 'in-time') as in_time \gset
 select is((select kind from mcp_confirmations.begin_approval(:'in_time', sha256('in-time'))), 'wallet_link', 'another link is claimed');
 select tests.clear_authentication();
 select pg_temp.claimed_ago(:'in_time', interval '2 minutes 30 seconds', interval '1 minute');
-select pg_temp.as_rita(:'rita');
+select tests.authenticate_as_person(:'rita', 'client-a');
 select is((select status from mcp_confirmations.confirmation_status(:'in_time')), 'approving',
   'claimed before its expiry and within its lease: approving, not expired');
 select is(mcp_confirmations.finish_approval(:'in_time', sha256('in-time'), 'approved', '{"result": {}}'), true, 'its finish lands');
 select is((select status from mcp_confirmations.confirmation_status(:'in_time')), 'approved', 'and it reads approved');
 select tests.clear_authentication();
 select pg_temp.claimed_ago(:'in_time', interval '1 hour');
-select pg_temp.as_rita(:'rita');
+select tests.authenticate_as_person(:'rita', 'client-a');
 select is((select status from mcp_confirmations.confirmation_status(:'in_time')), 'approved', 'a finished approval never becomes interrupted');
 
 -- Abandoned past both its lease and its expiry: failed (the action may have run), not expired.
@@ -91,7 +82,7 @@ select pg_temp.link('wallet_link', 'abandoned') as abandoned \gset
 select is((select kind from mcp_confirmations.begin_approval(:'abandoned', sha256('abandoned'))), 'wallet_link', 'a third link is claimed');
 select tests.clear_authentication();
 select pg_temp.claimed_ago(:'abandoned', interval '10 minutes', interval '5 minutes');
-select pg_temp.as_rita(:'rita');
+select tests.authenticate_as_person(:'rita', 'client-a');
 select is((select status from mcp_confirmations.confirmation_status(:'abandoned')), 'failed', 'abandoned past its expiry: failed, not expired');
 select matches((select outcome -> 'error' ->> 'message' from mcp_confirmations.confirmation_status(:'abandoned')),
   'wallet may have been linked: check your linked wallets', 'a wallet link''s message says what to check');
@@ -100,7 +91,7 @@ select matches((select outcome -> 'error' ->> 'message' from mcp_confirmations.c
 select pg_temp.link('sponsorship_settings', 'pending') as pending \gset
 select tests.clear_authentication();
 update mcp_confirmations.confirmations set created_at = now() - interval '20 minutes', expires_at = now() - interval '1 second' where id = :'pending';
-select pg_temp.as_rita(:'rita');
+select tests.authenticate_as_person(:'rita', 'client-a');
 select is((select status from mcp_confirmations.confirmation_status(:'pending')), 'expired', 'a pending link past its expiry reads expired');
 select tests.clear_authentication();
 select throws_ok(format($$update mcp_confirmations.confirmations set status = 'approving' where id = %L$$, :'pending'), '23514', null,

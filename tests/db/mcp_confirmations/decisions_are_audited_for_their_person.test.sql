@@ -9,18 +9,9 @@ select plan(16);
 
 select tests.create_user('rita@example.com') as rita \gset
 select tests.create_user('sam@example.com') as sam \gset
-select mcp_oauth.issue_sign_in_code('rita@example.com', '192.0.2.1', sha256('123456'), 600, 5, 30, 900) as code_id \gset
-select user_id is not null as signed_in from mcp_oauth.verify_sign_in_code(:'code_id', 'rita@example.com', sha256('123456'),
-  '192.0.2.1', 5, 60, 900, sha256('session'), 3600) \gset
-select mcp_oauth.approve(sha256('session'), 'client-a', 'Client A', 'http://127.0.0.1:1234/cb', '{wallet:link}',
-  'http://api.test/mcp', sha256('code-1'), repeat('a', 43), 60) as grant_id \gset
+select tests.sign_in_to_oauth('rita@example.com');
+select tests.approve_client('client-a', '{wallet:link}') as grant_id \gset
 
--- The link's page acts with the signed-in person's claims (personScope): no client in them.
-create function pg_temp.on_page(p_user text) returns void language plpgsql as $$
-begin
-  set local role authenticated;
-  perform set_config('request.jwt.claims', json_build_object('role', 'authenticated', 'app_user_id', p_user)::text, true);
-end $$;
 create function pg_temp.record(p_link text, p_token text, p_decision text, p_request text, p_outcome text default 'ok',
     p_code text default null, p_status integer default null) returns bigint language sql as $$
   select mcp_confirmations.record_decision(p_link, sha256(p_token::bytea), p_decision, '{"chainId": 1, "connector": "[redacted]"}',
@@ -28,15 +19,14 @@ create function pg_temp.record(p_link text, p_token text, p_decision text, p_req
 $$;
 
 -- Made by client A's tool call (as the OAuth principal).
-set local role authenticated;
-select set_config('request.jwt.claims', json_build_object('role', 'authenticated', 'app_user_id', :'rita', 'client_id', 'client-a')::text, true)
-  is not null as as_client \gset
+select tests.authenticate_as_person(:'rita', 'client-a');
 select id as refused from mcp_confirmations.create_confirmation('client-a', :'grant_id', 'wallet_link', '{"chainId": 1}', sha256('a1'),
   sha256('binding'), sha256('token-1'), now() + interval '15 minutes') \gset
 select id as approved from mcp_confirmations.create_confirmation('client-a', :'grant_id', 'wallet_link', '{"chainId": 1}', sha256('a2'),
   sha256('binding'), sha256('token-2'), now() + interval '15 minutes') \gset
 
-select pg_temp.on_page(:'rita');
+-- The link's page acts with the signed-in person's claims (personScope): no client in them.
+select tests.authenticate_as_person(:'rita');
 select throws_ok(format($$select pg_temp.record(%L, 'token-1', 'refuse', 'req-early')$$, :'refused'), 'PT404', 'no such decided confirmation link',
   'an undecided link has no decision to record');
 select is(mcp_confirmations.refuse(:'refused', sha256('token-1')), 'refused', 'Rita refuses the first link');
@@ -51,11 +41,11 @@ select ok(mcp_confirmations.finish_approval(:'approved', sha256('token-2'), 'fai
   '{"error": {"code": "address_already_linked", "message": "taken"}, "httpStatus": 409}'), 'and REST refuses its action');
 select ok(pg_temp.record(:'approved', 'token-2', 'approve', 'req-approve', 'error', 'address_already_linked', 409) > 0, 'her approval is recorded');
 
-select pg_temp.on_page(:'sam');
+select tests.authenticate_as_person(:'sam');
 select throws_ok(format($$select pg_temp.record(%L, 'token-1', 'refuse', 'req-sam')$$, :'refused'), 'PT404', 'no such decided confirmation link',
   'Sam holding the token cannot record a decision on Rita''s link');
 
-select pg_temp.on_page(:'rita');
+select tests.authenticate_as_person(:'rita');
 select results_eq($$
   select endpoint, tool, confirmation_id::text, client_id, grant_id, scopes, outcome, error_code, http_status::integer, arguments, request_id
   from mcp.tool_calls order by request_id desc$$,
@@ -65,11 +55,11 @@ select results_eq($$
     ('confirmation', 'approve_wallet_link', %2$L, 'client-a', %3$L, '{wallet:link}'::text[], 'error', 'address_already_linked', 409,
      '{"chainId": 1, "connector": "[redacted]"}'::jsonb, 'req-approve')$$, :'refused', :'approved', :'grant_id'),
   'Rita reads both records: the tool named by the decision and the link''s kind, the link, its client and grant');
-select pg_temp.on_page(:'sam');
+select tests.authenticate_as_person(:'sam');
 select is_empty('select * from mcp.tool_calls', 'Sam reads none of them');
 
 -- Only record_decision makes a confirmation record.
-select pg_temp.on_page(:'rita');
+select tests.authenticate_as_person(:'rita');
 select throws_ok($$select mcp.record_tool_call('confirmation', 'approve_wallet_link', '{}', 'ok', null, 201, 1, 'req-forged')$$, '23514', null,
   'record_tool_call cannot write a confirmation record (it names no link)');
 select throws_ok($$select mcp.record_tool_call('page', 'x', '{}', 'ok', null, 200, 1, 'req-other')$$, '23514', null,

@@ -8,20 +8,10 @@ select plan(31);
 
 select tests.create_user('rita@example.com') as rita \gset
 select tests.create_user('sam@example.com') as sam \gset
-select mcp_oauth.issue_sign_in_code('rita@example.com', '192.0.2.1', sha256('123456'), 600, 5, 30, 900) as code_id \gset
-select user_id is not null as signed_in from mcp_oauth.verify_sign_in_code(:'code_id', 'rita@example.com', sha256('123456'),
-  '192.0.2.1', 5, 60, 900, sha256('session'), 3600) \gset
-select mcp_oauth.approve(sha256('session'), 'client-a', 'Client A', 'http://127.0.0.1:1234/cb', '{wallet:link}',
-  'http://api.test/mcp', sha256('code-1'), repeat('a', 43), 60) as grant_id \gset
+select tests.sign_in_to_oauth('rita@example.com');
+select tests.approve_client('client-a', '{wallet:link}') as grant_id \gset
 
--- As Rita through client A (what scopeOf(oauth principal) sets).
-create function pg_temp.as_person(p_user text, p_client text) returns void language plpgsql as $$
-begin
-  set local role authenticated;
-  perform set_config('request.jwt.claims', json_build_object('role', 'authenticated', 'app_user_id', p_user, 'client_id', p_client)::text, true);
-end $$;
-
-select pg_temp.as_person(:'rita', 'client-a');
+select tests.authenticate_as_person(:'rita', 'client-a');
 select id as link from mcp_confirmations.create_confirmation('client-a', :'grant_id', 'wallet_link', '{"chainId": 1}', sha256('action'),
   sha256('binding'), sha256('token-1'), now() + interval '15 minutes') \gset
 select ok(:'link'::text ~ '^[0-9a-f]{24}$', 'Rita creates a link on her live grant');
@@ -32,9 +22,9 @@ select throws_ok(format($$select * from mcp_confirmations.create_confirmation('c
 
 -- Polling: the same person and client only.
 select is((select status from mcp_confirmations.confirmation_status(:'link')), 'pending', 'client A polls its link: pending');
-select pg_temp.as_person(:'rita', 'client-b');
+select tests.authenticate_as_person(:'rita', 'client-b');
 select is_empty(format('select * from mcp_confirmations.confirmation_status(%L)', :'link'), 'another client of Rita does not see it');
-select pg_temp.as_person(:'sam', 'client-a');
+select tests.authenticate_as_person(:'sam', 'client-a');
 select is_empty(format('select * from mcp_confirmations.confirmation_status(%L)', :'link'), 'another person does not see it');
 
 -- Opening: the token is needed, and another person learns only that it is not theirs.
@@ -44,7 +34,7 @@ select throws_ok(format($$select * from mcp_confirmations.begin_approval(%L, sha
   'Sam cannot claim Rita''s link');
 select throws_ok(format($$select mcp_confirmations.refuse(%L, sha256('token-1'))$$, :'link'), 'PT404', 'no such confirmation link',
   'nor refuse it');
-select pg_temp.as_person(:'rita', 'client-a');
+select tests.authenticate_as_person(:'rita', 'client-a');
 select is_empty(format($$select * from mcp_confirmations.open_confirmation(%L, sha256('token-2'))$$, :'link'), 'a wrong token opens nothing');
 select is((select mine from mcp_confirmations.open_confirmation(:'link', sha256('token-1'))), true, 'Rita with the token opens it');
 
@@ -69,7 +59,7 @@ select id as link3 from mcp_confirmations.create_confirmation('client-a', :'gran
   sha256('binding'), sha256('token-3'), now() + interval '15 minutes') \gset
 select tests.clear_authentication();
 update mcp_confirmations.confirmations set created_at = now() - interval '20 minutes', expires_at = now() - interval '1 second' where id = :'link3';
-select pg_temp.as_person(:'rita', 'client-a');
+select tests.authenticate_as_person(:'rita', 'client-a');
 select is((select status from mcp_confirmations.confirmation_status(:'link3')), 'expired', 'past its expiry a pending link reads expired');
 select throws_ok(format($$select * from mcp_confirmations.begin_approval(%L, sha256('token-3'))$$, :'link3'), 'PT409',
   'this confirmation link is expired', 'an expired link cannot be approved');
@@ -87,13 +77,12 @@ select throws_ok(format($$select * from mcp_confirmations.create_confirmation('c
 select tests.clear_authentication();
 update mcp_confirmations.confirmations set created_at = now() - interval '40 days', expires_at = now() - interval '39 days',
   decided_at = now() - interval '39 days' where id = :'link2';
-select pg_temp.as_person(:'rita', 'client-a');
+select tests.authenticate_as_person(:'rita', 'client-a');
 
 -- At most 20 open links per person (the revoked grant's pending one counts until it expires, plus 19 here).
 select tests.clear_authentication();
-select mcp_oauth.approve(sha256('session'), 'client-c', 'Client C', 'http://127.0.0.1:1234/cb', '{wallet:link}',
-  'http://api.test/mcp', sha256('code-3'), repeat('a', 43), 60) as grant_c \gset
-select pg_temp.as_person(:'rita', 'client-c');
+select tests.approve_client('client-c', '{wallet:link}', 'code-3') as grant_c \gset
+select tests.authenticate_as_person(:'rita', 'client-c');
 select count(*) from generate_series(1, 19) n, lateral mcp_confirmations.create_confirmation('client-c', :'grant_c', 'wallet_link',
   jsonb_build_object('chainId', n), sha256(n::text::bytea), sha256('binding'), sha256(('cap-' || n)::bytea), now() + interval '15 minutes');
 select throws_ok(format($$select * from mcp_confirmations.create_confirmation('client-c', %L, 'wallet_link', '{}', sha256('a'), sha256('b'),
@@ -103,7 +92,7 @@ select is((select count(*)::integer from mcp_confirmations.confirmations where i
 select is((select count(*)::integer from mcp_confirmations.confirmations where id = :'link3'), 1, 'the recently expired one is kept');
 
 -- Deny by default.
-select pg_temp.as_person(:'rita', 'client-a');
+select tests.authenticate_as_person(:'rita', 'client-a');
 select throws_ok($$select * from mcp_confirmations.confirmations$$, '42501', null, 'authenticated cannot read the table');
 select tests.clear_authentication();
 select is((select count(*)::integer from pg_policies where schemaname = 'mcp_confirmations'), 0, 'no policy: only the functions act');

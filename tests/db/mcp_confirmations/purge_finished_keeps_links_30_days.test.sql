@@ -60,8 +60,7 @@ select set_eq($$select id::text from mcp_confirmations.confirmations$$,
   'links decided or expired within 30 days, live ones and one being approved stay');
 
 -- Polling still answers for the recently expired link, and no longer for a purged one.
-set local role authenticated;
-select set_config('request.jwt.claims', json_build_object('role', 'authenticated', 'app_user_id', :'rita', 'client_id', 'client-a')::text, true);
+select tests.authenticate_as_person(:'rita', 'client-a');
 select is((select status from mcp_confirmations.confirmation_status('d00000000000000000000006')), 'expired',
   'the link that expired a week ago still polls as expired');
 select is((select outcome from mcp_confirmations.confirmation_status('d00000000000000000000005')), '{"done": true}'::jsonb,

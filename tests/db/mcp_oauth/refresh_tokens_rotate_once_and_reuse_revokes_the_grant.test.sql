@@ -7,9 +7,7 @@ select plan(15);
 
 select tests.create_user('rita@example.com') as rita \gset
 
-select mcp_oauth.issue_sign_in_code('rita@example.com', '192.0.2.1', sha256('123456'), 600, 5, 30, 900) as code_id \gset
-select user_id is not null as signed_in from mcp_oauth.verify_sign_in_code(:'code_id', 'rita@example.com', sha256('123456'),
-  '192.0.2.1', 5, 60, 900, sha256('session'), 3600) \gset
+select tests.sign_in_to_oauth('rita@example.com', 'session');
 select mcp_oauth.approve(sha256('session'), 'client-a', 'Client A', 'http://127.0.0.1:1234/cb', '{events:read}',
   'http://api.test/mcp', sha256('code-1'), repeat('a', 43), 60) as grant_id \gset
 select error, scopes from mcp_oauth.redeem_authorization_code(sha256('code-1'), 'client-a', 'http://127.0.0.1:1234/cb',

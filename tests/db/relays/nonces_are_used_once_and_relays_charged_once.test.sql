@@ -13,18 +13,14 @@ grant execute on function tests.error_of(text) to service_jobs;
 \set chain 31337
 \set wallet '0x00000000000000000000000000000000000000a1'
 \set actor '0x00000000000000000000000000000000000000b1'
-\set vault '0x00000000000000000000000000000000000000f1'
 \set target '0x00000000000000000000000000000000000000c1'
 \set relayer '0x00000000000000000000000000000000000000e1'
 
 select tests.tx_hash(101) as h101, tests.tx_hash(102) as h102, tests.tx_hash(111) as h111 \gset
 select tests.create_user('alice@example.com') as alice \gset
 select tests.create_user('bob@example.com') as bob \gset
-select tests.link_address(:'alice', :'wallet', :'chain');
 select tests.link_address(:'bob', :'actor', :'chain');
-select tests.authenticate_as(:'alice');
-select sponsorship.record_deposit(:chain, :'wallet', tests.tx_hash(1), 100000, :'vault', 1, 100);
-select sponsorship.save_settings(:chain, :'wallet', '{venue_gasless}', null, null, null, null, '{}', '{}', null, null);
+select tests.create_sponsor(:'alice', :'wallet', 100000, '{venue_gasless}');
 
 -- An empty allowlist lets sponsorship.check pass any target, never a relay.
 select tests.authenticate_as(:'bob');

@@ -11,18 +11,14 @@ grant usage on schema extensions to service_jobs, api_gateway; -- pgTAP, for the
 \set chain 31337
 \set wallet '0x00000000000000000000000000000000000000a1'
 \set actor '0x00000000000000000000000000000000000000b1'
-\set vault '0x00000000000000000000000000000000000000f1'
 \set target '0x00000000000000000000000000000000000000c1'
 \set relayer '0x00000000000000000000000000000000000000e1'
 \set other_relayer '0x00000000000000000000000000000000000000e2'
 
 select tests.create_user('alice@example.com') as alice \gset
 select tests.create_user('bob@example.com') as bob \gset
-select tests.link_address(:'alice', :'wallet', :'chain');
 select tests.link_address(:'bob', :'actor', :'chain');
-select tests.authenticate_as(:'alice');
-select sponsorship.record_deposit(:chain, :'wallet', tests.tx_hash(1), 1000000, :'vault', 1, 100);
-select sponsorship.save_settings(:chain, :'wallet', '{venue_gasless}', null, null, null, null, array[:'target'], '{}', null, null);
+select tests.create_sponsor(:'alice', :'wallet', 1000000, '{venue_gasless}', array[:'target']);
 
 -- 203 holds as the caller: 202 for the relayer, one for another relayer. Call data 0x0001, 0x0002, ...
 select tests.authenticate_as(:'bob');

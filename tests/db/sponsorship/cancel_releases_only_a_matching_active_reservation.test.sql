@@ -6,12 +6,9 @@
 begin;
 select plan(16);
 
-grant usage on schema extensions to service_jobs;
-
 \set chain 31337
 \set wallet '0x00000000000000000000000000000000000000a1'
 \set actor '0x00000000000000000000000000000000000000b1'
-\set vault '0x00000000000000000000000000000000000000f1'
 \set target '0x00000000000000000000000000000000000000c1'
 
 create function pg_temp.cancel(p_reservation text, p_call_data text, p_client_id text default 'client-1',
@@ -31,24 +28,17 @@ create function pg_temp.cancel(p_reservation text, p_call_data text, p_client_id
 select tests.create_user('alice@example.com') as alice \gset
 select tests.create_user('bob@example.com') as bob \gset
 select tests.create_user('carol@example.com') as carol \gset
-select tests.link_address(:'alice', :'wallet', :'chain');
 select tests.link_address(:'bob', :'actor', :'chain');
 select tests.link_address(:'carol', '0x00000000000000000000000000000000000000b9', :'chain');
-select tests.authenticate_as(:'alice');
-select sponsorship.record_deposit(:chain, :'wallet', tests.tx_hash(1), 100000, :'vault', 1, 100);
-select sponsorship.save_settings(:chain, :'wallet', '{check_in}', null, null, null, null, '{}', '{}', null, null);
+select tests.create_sponsor(:'alice', :'wallet', 100000);
 
-select tests.authenticate_as(:'bob');
-select reservation_id as reservation from sponsorship.check(:chain, :'wallet', 'check_in', 'client-1', :'target', '0x00000001', 5, :'actor', null, 1000, 100) \gset
-select reservation_id as completed from sponsorship.check(:chain, :'wallet', 'check_in', 'client-1', :'target', '0x00000002', 5, :'actor', null, 1000, 100) \gset
-select reservation_id as expired from sponsorship.check(:chain, :'wallet', 'check_in', 'client-1', :'target', '0x00000003', 5, :'actor', null, 1000, 100) \gset
-select reservation_id as approved from sponsorship.check(:chain, :'wallet', 'check_in', 'client-1', :'target', '0x00000004', 5, :'actor', null, 1000, 100) \gset
-reset role;
-select tests.clear_authentication();
-set local role service_jobs;
-select sponsorship.provider_verify('client-1', :chain, :'actor', :'target', '0x00000002', 5, 1000);
-select sponsorship.provider_verify('client-1', :chain, :'actor', :'target', '0x00000004', 5, 1000);
-reset role;
+-- Bob's four holds of 1000 wei; the provider approves the second and the fourth.
+select tests.reserve(:'bob', :chain, :'wallet', :'target', '0x00000001', 5, :'actor') as reservation \gset
+select tests.reserve(:'bob', :chain, :'wallet', :'target', '0x00000002', 5, :'actor') as completed \gset
+select tests.reserve(:'bob', :chain, :'wallet', :'target', '0x00000003', 5, :'actor') as expired \gset
+select tests.reserve(:'bob', :chain, :'wallet', :'target', '0x00000004', 5, :'actor') as approved \gset
+select tests.approve_reservation(:'completed');
+select tests.approve_reservation(:'approved');
 update sponsorship.reservations set expires_at = now() - interval '1 second' where id = :'expired';
 select tests.authenticate_as(:'bob');
 select sponsorship.complete(:'completed', 'client-1', :'target', '0x00000002', 5, 'eoa', tests.tx_hash(2), null, :'actor', 700);

@@ -7,34 +7,10 @@
 begin;
 select plan(27);
 
-grant usage on schema extensions to service_jobs;
-
 \set chain 31337
 \set wallet '0x00000000000000000000000000000000000000a1'
 \set actor '0x00000000000000000000000000000000000000b1'
-\set vault '0x00000000000000000000000000000000000000f1'
 \set target '0x00000000000000000000000000000000000000c1'
-
--- Bob's check for call data p_call_data (value 5, hold 1000), verified by the provider unless told
--- otherwise; returns the reservation id and leaves Bob authenticated.
-create function pg_temp.reserve(p_call_data text, p_verified boolean default true, p_smart text default null) returns text
-  language plpgsql as $f$
-    declare v_id text;
-    begin
-      select c.reservation_id into strict v_id from sponsorship.check(31337, '0x00000000000000000000000000000000000000a1',
-        'check_in', 'client-1', '0x00000000000000000000000000000000000000c1', p_call_data, 5,
-        '0x00000000000000000000000000000000000000b1', p_smart, 1000, 1000) c;
-      if p_verified then
-        perform set_config('role', 'none', true);
-        set local role service_jobs;
-        perform sponsorship.provider_verify('client-1', 31337, coalesce(p_smart, '0x00000000000000000000000000000000000000b1'),
-          '0x00000000000000000000000000000000000000c1', p_call_data, 5, 1000);
-        reset role;
-        set local role authenticated;
-      end if;
-      return v_id;
-    end $f$;
-grant execute on function pg_temp.reserve(text, boolean, text) to authenticated;
 
 -- Bob completes: {usage, amount, released, replayed}, or the error (error_of).
 create function pg_temp.complete(p_reservation text, p_call_data text, p_mode text, p_tx integer, p_user_op integer,
@@ -58,20 +34,20 @@ create function pg_temp.complete(p_reservation text, p_call_data text, p_mode te
 select tests.create_user('alice@example.com') as alice \gset
 select tests.create_user('bob@example.com') as bob \gset
 select tests.create_user('carol@example.com') as carol \gset
-select tests.link_address(:'alice', :'wallet', :'chain');
 select tests.link_address(:'bob', :'actor', :'chain');
-select tests.authenticate_as(:'alice');
-select sponsorship.record_deposit(:chain, :'wallet', tests.tx_hash(1), 100000, :'vault', 1, 100);
-select sponsorship.save_settings(:chain, :'wallet', '{check_in}', null, null, null, null, '{}', '{}', null, null);
+select tests.create_sponsor(:'alice', :'wallet', 100000);
 
+-- Bob's holds of 1000 wei for value 5, the last one for his smart account; the provider verifies
+-- all but one.
+select tests.reserve(:'bob', :chain, :'wallet', :'target', '0x00000001', 5, :'actor') as first \gset
+select tests.reserve(:'bob', :chain, :'wallet', :'target', '0x00000002', 5, :'actor') as unverified \gset
+select tests.reserve(:'bob', :chain, :'wallet', :'target', '0x00000003', 5, :'actor') as second \gset
+select tests.reserve(:'bob', :chain, :'wallet', :'target', '0x00000004', 5, :'actor') as op_1 \gset
+select tests.reserve(:'bob', :chain, :'wallet', :'target', '0x00000005', 5, :'actor') as op_2 \gset
+select tests.reserve(:'bob', :chain, :'wallet', :'target', '0x00000006', 5, :'actor') as op_3 \gset
+select tests.reserve(:'bob', :chain, :'wallet', :'target', '0x00000007', 5, :'actor', '0x00000000000000000000000000000000000000d1') as smart \gset
+select tests.approve_reservation(id) from sponsorship.reservations where id <> :'unverified' order by id;
 select tests.authenticate_as(:'bob');
-select pg_temp.reserve('0x00000001') as first \gset
-select pg_temp.reserve('0x00000002', false) as unverified \gset
-select pg_temp.reserve('0x00000003') as second \gset
-select pg_temp.reserve('0x00000004') as op_1 \gset
-select pg_temp.reserve('0x00000005') as op_2 \gset
-select pg_temp.reserve('0x00000006') as op_3 \gset
-select pg_temp.reserve('0x00000007', true, '0x00000000000000000000000000000000000000d1') as smart \gset
 
 -- Refusals before anything is charged.
 select is(pg_temp.complete(:'first', '0x00000001', 'eoa', 100, null, 800, p_client_id => 'client-2'),

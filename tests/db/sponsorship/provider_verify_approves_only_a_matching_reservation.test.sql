@@ -12,7 +12,6 @@ grant usage on schema extensions to service_jobs; -- pgTAP, for the assertions m
 \set wallet '0x00000000000000000000000000000000000000a1'
 \set actor '0x00000000000000000000000000000000000000b1'
 \set smart_account '0x00000000000000000000000000000000000000b5'
-\set vault '0x00000000000000000000000000000000000000f1'
 \set target '0x00000000000000000000000000000000000000c1'
 
 -- One verify as the provider's verifier: "reason" or "reason:<reservation id>" when it names one.
@@ -27,11 +26,8 @@ grant execute on function pg_temp.verify(text, bigint, text, text, text, numeric
 
 select tests.create_user('alice@example.com') as alice \gset
 select tests.create_user('bob@example.com') as bob \gset
-select tests.link_address(:'alice', :'wallet', :'chain');
 select tests.link_address(:'bob', :'actor', :'chain');
-select tests.authenticate_as(:'alice');
-select sponsorship.record_deposit(:chain, :'wallet', tests.tx_hash(1), 100000, :'vault', 1, 100);
-select sponsorship.save_settings(:chain, :'wallet', '{check_in}', null, null, null, null, '{}', '{}', null, null);
+select tests.create_sponsor(:'alice', :'wallet', 100000);
 select tests.authenticate_as(:'bob');
 select reservation_id as reservation, expires_at as held_until
   from sponsorship.check(:chain, :'wallet', 'check_in', 'client-1', :'target', '0x12345678', 5, :'actor', null, 1000, 100) \gset

@@ -14,12 +14,9 @@ select plan(11);
 select tests.create_user('alice@example.com') as alice \gset
 select tests.create_user('bob@example.com') as bob \gset
 select tests.create_user('carol@example.com') as carol \gset
-select tests.link_address(:'alice', :'wallet', :'chain');
 select tests.link_address(:'bob', :'actor', :'chain');
 select tests.link_address(:'carol', :'carols_actor', :'chain');
-select tests.authenticate_as(:'alice');
-select sponsorship.record_deposit(:chain, :'wallet', tests.tx_hash(1), 100000, :'vault', 1, 100);
-select sponsorship.save_settings(:chain, :'wallet', '{check_in}', null, null, null, null, '{}', '{}', null, null);
+select tests.create_sponsor(:'alice', :'wallet', 100000);
 
 select tests.authenticate_as(:'bob');
 select is((select reason from sponsorship.check(:chain, :'wallet', 'check_in', 'client-1', :'target', '0x01', 0, :'actor', null, 10, 2)),

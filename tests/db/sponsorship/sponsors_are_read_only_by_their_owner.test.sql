@@ -8,23 +8,19 @@ select plan(15);
 \set chain 31337
 \set wallet '0x00000000000000000000000000000000000000a1'
 \set actor '0x00000000000000000000000000000000000000b1'
-\set vault '0x00000000000000000000000000000000000000f1'
 \set target '0x00000000000000000000000000000000000000c1'
 
 select tests.create_user('alice@example.com') as alice \gset
 select tests.create_user('bob@example.com') as bob \gset
 select tests.create_user('carol@example.com') as carol \gset
-select tests.link_address(:'alice', :'wallet', :'chain');
 select tests.link_address(:'bob', :'actor', :'chain');
 -- Carol linked the same address on another chain: that is another wallet, not this sponsor.
 select tests.link_address(:'carol', :'wallet', '1');
 
+select tests.create_sponsor(:'alice', :'wallet', 5000);
 select tests.authenticate_as(:'alice');
-select sponsorship.record_deposit(:chain, :'wallet', tests.tx_hash(1), 5000, :'vault', 1, 100);
-select sponsorship.save_settings(:chain, :'wallet', '{check_in}', null, null, null, null, '{}', '{}', null, null);
 select sponsorship.record_usage(:chain, :'wallet', 'nft_mint', :'actor', tests.tx_hash(2), 100, 100);
-select tests.authenticate_as(:'bob');
-select reservation_id as reservation from sponsorship.check(:chain, :'wallet', 'check_in', 'client-1', :'target', '0x00000001', 0, :'actor', null, 1000, 100) \gset
+select tests.reserve(:'bob', :chain, :'wallet', :'target', '0x00000001', 0, :'actor') as reservation \gset
 
 -- The owner sees everything of the sponsor.
 select tests.authenticate_as(:'alice');

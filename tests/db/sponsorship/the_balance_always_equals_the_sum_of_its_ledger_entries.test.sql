@@ -30,21 +30,16 @@ select sponsorship.record_deposit(:chain, :'other_wallet', tests.tx_hash(3), 500
 select sponsorship.save_settings(:chain, :'wallet', '{check_in}', null, null, null, null, '{}', '{}', null, null);
 
 -- Bob asks for six check-ins of 1000 wei each (calls 0x...01 to 0x...06).
-select tests.authenticate_as(:'bob');
-select reservation_id as completed_eoa from sponsorship.check(:chain, :'wallet', 'check_in', 'client-1', :'target', '0x00000001', 0, :'actor', null, 1000, 100) \gset
-select reservation_id as completed_4337 from sponsorship.check(:chain, :'wallet', 'check_in', 'client-1', :'target', '0x00000002', 0, :'actor', null, 1000, 100) \gset
-select reservation_id as cancelled from sponsorship.check(:chain, :'wallet', 'check_in', 'client-1', :'target', '0x00000003', 0, :'actor', null, 1000, 100) \gset
-select reservation_id as released_by_job from sponsorship.check(:chain, :'wallet', 'check_in', 'client-1', :'target', '0x00000004', 0, :'actor', null, 1000, 100) \gset
-select reservation_id as live from sponsorship.check(:chain, :'wallet', 'check_in', 'client-1', :'target', '0x00000005', 0, :'actor', null, 1000, 100) \gset
-select reservation_id as expired_unreleased from sponsorship.check(:chain, :'wallet', 'check_in', 'client-1', :'target', '0x00000006', 0, :'actor', null, 1000, 100) \gset
+select tests.reserve(:'bob', :chain, :'wallet', :'target', '0x00000001', 0, :'actor') as completed_eoa \gset
+select tests.reserve(:'bob', :chain, :'wallet', :'target', '0x00000002', 0, :'actor') as completed_4337 \gset
+select tests.reserve(:'bob', :chain, :'wallet', :'target', '0x00000003', 0, :'actor') as cancelled \gset
+select tests.reserve(:'bob', :chain, :'wallet', :'target', '0x00000004', 0, :'actor') as released_by_job \gset
+select tests.reserve(:'bob', :chain, :'wallet', :'target', '0x00000005', 0, :'actor') as live \gset
+select tests.reserve(:'bob', :chain, :'wallet', :'target', '0x00000006', 0, :'actor') as expired_unreleased \gset
 
 -- The provider verifies the two that will complete.
-reset role;
-select tests.clear_authentication();
-set local role service_jobs;
-select sponsorship.provider_verify('client-1', :chain, :'actor', :'target', '0x00000001', 0, 800);
-select sponsorship.provider_verify('client-1', :chain, :'actor', :'target', '0x00000002', 0, 900);
-reset role;
+select tests.approve_reservation(:'completed_eoa', 800);
+select tests.approve_reservation(:'completed_4337', 900);
 
 -- Bob completes both (one as a user operation), cancels one.
 select tests.authenticate_as(:'bob');
@@ -53,7 +48,6 @@ select sponsorship.complete(:'completed_4337', 'client-1', :'target', '0x0000000
 select sponsorship.cancel(:'cancelled', 'client-1', :'target', '0x00000003', 0);
 
 -- Two holds expire; the job releases them (the second is made to expire after the job ran).
-reset role;
 select tests.clear_authentication();
 update sponsorship.reservations set expires_at = now() - interval '1 second' where id = :'released_by_job';
 set local role service_jobs;
