@@ -147,6 +147,16 @@ export async function browserSession(c: Context<AppEnv>): Promise<BrowserSession
   return row ? { hash, userId: row.user_id, email: row.email ?? "" } : undefined;
 }
 
+/**
+ * Whether the request comes from a page of another origin than the issuer's. The sign-in and
+ * confirmation pages post only from the issuer's own (a browser always sends Origin on a POST); a
+ * request without Origin is no browser's and passes.
+ */
+export function fromForeignOrigin(c: Context<AppEnv>): boolean {
+  const origin = c.req.header("origin");
+  return origin !== undefined && origin !== new URL(issuerOf(c.get("config"))).origin;
+}
+
 /** The database scope of a signed-in person acting for themselves: role authenticated, RLS by app_user_id. */
 export function personScope(userId: string): DbScope {
   return { kind: "claims", role: "authenticated", claims: { role: "authenticated", app_user_id: userId } };

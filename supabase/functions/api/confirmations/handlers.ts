@@ -15,7 +15,7 @@
 //   (auditDecision) before the page gets its answer.
 import type { Context } from "hono";
 import { getAddress, verifyMessage } from "viem";
-import { browserSession, issuerOf, personScope, randomToken, sha256 } from "../../_shared/auth/mcp-oauth.ts";
+import { browserSession, fromForeignOrigin, personScope, randomToken, sha256 } from "../../_shared/auth/mcp-oauth.ts";
 import { requireApiKey } from "../../_shared/auth/middleware.ts";
 import { type Principal, scopeOf } from "../../_shared/auth/principal.ts";
 import type { Config } from "../../_shared/config.ts";
@@ -155,8 +155,7 @@ interface Opened {
 /** The link as its page may use it: same origin, signed in, the token's row, the person's own, untampered. */
 async function openLink(c: C): Promise<Opened> {
   const config = c.get("config");
-  const origin = c.req.header("origin");
-  if (origin !== undefined && origin !== new URL(issuerOf(config)).origin) {
+  if (fromForeignOrigin(c)) {
     throw new ApiError(403, "origin_not_allowed", "Confirmation links are answered only to their own page.");
   }
   const id = c.req.param("id") ?? "";

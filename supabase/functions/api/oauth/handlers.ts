@@ -9,7 +9,7 @@ import { randomInt } from "node:crypto";
 import type { Context } from "hono";
 import { deleteCookie, setCookie } from "hono/cookie";
 import {
-  type BrowserSession, browserSession, browserSessionCookie, issuerOf, keyedHash, MCP_SCOPES, mcpResourceOf, personScope, randomToken,
+  type BrowserSession, browserSession, browserSessionCookie, fromForeignOrigin, issuerOf, keyedHash, MCP_SCOPES, mcpResourceOf, personScope, randomToken,
   s256, sha256, signAccessToken, signPageValue, verifyAccessToken, verifyPageValue,
 } from "../../_shared/auth/mcp-oauth.ts";
 import type { Config } from "../../_shared/config.ts";
@@ -59,14 +59,9 @@ function html(c: C, body: string, status: 200 | 400 | 403 | 429 | 503 = 200, hea
   return c.html(body, status, { ...PAGE_HEADERS, ...headers });
 }
 
-/** The pages' forms post only from the issuer's own origin (a browser always sends Origin on a POST). */
-function foreignOrigin(c: C): boolean {
-  const origin = c.req.header("origin");
-  return origin !== undefined && origin !== new URL(issuerOf(c.get("config"))).origin;
-}
-
+/** The pages' forms post only from the issuer's own origin (fromForeignOrigin). */
 function refuseForeignOrigin(c: C): Response | undefined {
-  if (!foreignOrigin(c)) return undefined;
+  if (!fromForeignOrigin(c)) return undefined;
   return html(c, errorPage("Request refused", "This form may only be sent from the sign-in page itself."), 403);
 }
 
@@ -547,7 +542,7 @@ async function signOutForm(c: C): Promise<Response> {
  * gets the one error body. Grants are untouched: assistants keep their access until revoked.
  */
 async function signOut(c: C): Promise<Response> {
-  if (foreignOrigin(c)) throw new ApiError(403, "origin_not_allowed", "Sign-out is accepted only from this service's own pages.");
+  if (fromForeignOrigin(c)) throw new ApiError(403, "origin_not_allowed", "Sign-out is accepted only from this service's own pages.");
   const config = c.get("config");
   const body = await form(c);
   const session = await browserSession(c);
