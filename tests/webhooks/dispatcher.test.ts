@@ -1,19 +1,16 @@
 // The checkout.completed dispatcher against real Postgres (claims as service_jobs through the
 // api_gateway login) and local receivers over HTTP.
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createWebhookDispatcher, WEBHOOK_USER_AGENT } from "../../supabase/functions/_shared/webhooks/dispatcher.ts";
 import { createTestContext, type TestContext } from "../setup/test-context.ts";
-import { completedCheckout, freePort, newWebhookSecret, startReceiver, verifies } from "./receiver.ts";
+import { completedCheckout, failLeftoverDeliveriesAfterEach, freePort, newWebhookSecret, startReceiver, verifies } from "./receiver.ts";
 
 let t: TestContext;
 beforeAll(async () => {
   t = await createTestContext();
 });
 afterAll(() => t.close());
-// Each test drains only its own deliveries: whatever one leaves pending must not reach the next.
-afterEach(async () => {
-  await t.owner`update checkout.webhook_deliveries set status = 'failed' where status = 'pending'`;
-});
+failLeftoverDeliveriesAfterEach(() => t);
 
 interface DeliveryRow {
   status: string;

@@ -4,7 +4,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { kickWebhookDispatch } from "../../supabase/functions/_shared/webhooks/kick.ts";
 import { createJobsApp, JOBS_SECRET_HEADER } from "../../supabase/functions/jobs/app.ts";
 import { createTestContext, expectErrorBody, type TestContext } from "../setup/test-context.ts";
-import { completedCheckout, newWebhookSecret, startReceiver } from "./receiver.ts";
+import { completedCheckout, failLeftoverDeliveriesAfterEach, newWebhookSecret, startReceiver } from "./receiver.ts";
 
 const JOBS_SECRET = "jobs-secret-0123456789-0123456789-abcdef";
 
@@ -13,9 +13,7 @@ beforeAll(async () => {
   t = await createTestContext();
 });
 afterAll(() => t.close());
-afterEach(async () => {
-  await t.owner`update checkout.webhook_deliveries set status = 'failed' where status = 'pending'`;
-});
+failLeftoverDeliveriesAfterEach(() => t);
 
 const jobs = (secret: string | undefined) => createJobsApp({ db: t.db, config: { ...t.config, JOBS_SECRET: secret } });
 const run = (secret: string | undefined, presented?: string, method = "POST") =>

@@ -7,6 +7,7 @@ import type { AddressInfo } from "node:net";
 import { Webhook } from "standardwebhooks";
 import { SecretBox } from "../../supabase/functions/_shared/crypto/secret-box.ts";
 import { webhookSecretAssociatedData } from "../../supabase/functions/_shared/webhooks/dispatcher.ts";
+import { afterEach } from "vitest";
 import type { TestContext } from "../setup/test-context.ts";
 
 export function newWebhookSecret(): string {
@@ -52,6 +53,16 @@ export async function completeCheckout(t: TestContext, sessionId: string): Promi
   await t.owner`
     select checkout.complete_session_as_job(${sessionId}, ${`0x${randomBytes(32).toString("hex")}`}, ${randomAddress()},
                                             array[7]::numeric[], 1000, null, 42)`;
+}
+
+/**
+ * For a file whose tests drain the outbox: after each test, what it left pending is failed, so each
+ * test's dispatcher run delivers only that test's own deliveries.
+ */
+export function failLeftoverDeliveriesAfterEach(t: () => TestContext): void {
+  afterEach(async () => {
+    await t().owner`update checkout.webhook_deliveries set status = 'failed' where status = 'pending'`;
+  });
 }
 
 /** A completed checkout of a new owner whose outbox row is due; returns its ids. */
