@@ -1,6 +1,5 @@
 import type { RouteHandler, z } from "@hono/zod-openapi";
 import { randomBytes } from "node:crypto";
-import { isIP } from "node:net";
 import { scopeOf } from "../../_shared/auth/principal.ts";
 import { isLoopbackHost } from "../../_shared/chain/clients.ts";
 import { DEVELOPMENT_ENCRYPTION_KEY, type Config } from "../../_shared/config.ts";
@@ -10,7 +9,7 @@ import { createRouter } from "../../_shared/http/app.ts";
 import type { AppEnv } from "../../_shared/http/context.ts";
 import { kickWebhookDispatch } from "../../_shared/webhooks/kick.ts";
 import { ApiError } from "../../_shared/http/errors.ts";
-import { refusedAddressReason } from "../../_shared/webhooks/address-policy.ts";
+import { refusedAddressLiteral, requestHostname } from "../../_shared/http/public-address-lookup.ts";
 import { webhookSecretAssociatedData } from "../../_shared/webhooks/dispatcher.ts";
 import { clientSecretHash, readClientSession, sha256, toClientSession } from "./client-session.ts";
 import * as payments from "./payments.handlers.ts";
@@ -66,13 +65,13 @@ function canonicalRequest(input: CreateRequest) {
 
 /**
  * Why production refuses a webhook host written literally: a loopback name, or an IP address that
- * is not public (the dispatcher's own rule). A host name is not resolved here: the dispatcher checks
- * the address it connects to at every delivery, which also covers DNS rebinding.
+ * is not public (the dispatcher's own rule for literals, public-address-lookup.ts). A host name is
+ * not resolved here: the dispatcher checks the address it connects to at every delivery, which
+ * also covers DNS rebinding.
  */
-function refusedWebhookHost(hostname: string): string | null {
-  if (isLoopbackHost(hostname)) return "loopback";
-  const address = hostname.replace(/^\[(.*)\]$/, "$1");
-  return isIP(address) ? refusedAddressReason(address) : null;
+function refusedWebhookHost(url: URL): string | null {
+  if (isLoopbackHost(url.hostname)) return "loopback";
+  return refusedAddressLiteral(requestHostname(url));
 }
 
 /** Production accepts https only, and no webhook target inside a private network. */
@@ -82,7 +81,7 @@ function checkEndpointsForProduction(config: Config, input: CreateRequest): void
     throw new ApiError(400, "invalid_allowed_origin", "allowedOrigin must be an https origin.");
   }
   const webhook = new URL(input.webhookUrl);
-  const refused = webhook.protocol === "https:" ? refusedWebhookHost(webhook.hostname) : "plain http";
+  const refused = webhook.protocol === "https:" ? refusedWebhookHost(webhook) : "plain http";
   if (refused) {
     throw new ApiError(400, "invalid_webhook_url", `webhookUrl must be an https URL of a public host, not ${refused}.`);
   }
