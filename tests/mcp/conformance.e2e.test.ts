@@ -167,6 +167,9 @@ for (const endpoint of ENDPOINTS) {
       const known = new Set([...baseline.keys(), ...Object.keys(NEEDS_FIXTURE_TOOLS)]);
       // A new version of the suite may add scenarios: they run (below) and must pass or be classified.
       expect([...known].filter((scenario) => !scenarios.includes(scenario)), "classified but not in the suite").toEqual([]);
+      // The run below checks the listed tools in tools-list's result: a suite without it would skip that check unseen.
+      expect(scenarios, "the suite's tools-list scenario").toContain("tools-list");
+      expect(known.has("tools-list"), "tools-list runs and passes").toBe(false);
     });
 
     it("runs every scenario that needs no fixture tools: the others pass, the baseline's fail", { timeout: 240_000 }, async () => {
