@@ -2,7 +2,7 @@
 // Document (an https client_id, fetched and cached), or a client that registered itself (DCR).
 import type { Config } from "../../_shared/config.ts";
 import type { Database } from "../../_shared/db/database.ts";
-import { fetchClientMetadata, isMetadataDocumentUrl, MetadataDocumentError } from "./metadata-document.ts";
+import { fetchClientMetadata, isLoopbackHttp, isMetadataDocumentUrl, MetadataDocumentError } from "./metadata-document.ts";
 
 export interface OAuthClient {
   clientId: string;
@@ -13,12 +13,6 @@ export interface OAuthClient {
 }
 
 export class ClientError extends Error {}
-
-const LOOPBACK = new Set(["127.0.0.1", "[::1]", "localhost"]);
-
-function isLoopbackHttp(url: URL): boolean {
-  return url.protocol === "http:" && LOOPBACK.has(url.hostname);
-}
 
 /**
  * A redirect URI a client may register: https, http on a loopback host (native apps, RFC 8252 7.3),

@@ -27,6 +27,11 @@ export interface ClientMetadata {
 
 const LOOPBACK_HOSTS = new Set(["127.0.0.1", "localhost", "[::1]"]);
 
+/** Plain http to a loopback host as OAuth names them (RFC 8252 7.3): 127.0.0.1, [::1] or localhost. */
+export function isLoopbackHttp(url: URL): boolean {
+  return url.protocol === "http:" && LOOPBACK_HOSTS.has(url.hostname);
+}
+
 /** Whether a client_id is a metadata-document URL this deployment may fetch (else it is not one). */
 export function isMetadataDocumentUrl(clientId: string, config: Config): boolean {
   let url: URL;
@@ -36,7 +41,7 @@ export function isMetadataDocumentUrl(clientId: string, config: Config): boolean
     return false;
   }
   if (url.protocol === "https:") return true;
-  return config.APP_ENV !== "production" && url.protocol === "http:" && LOOPBACK_HOSTS.has(url.hostname);
+  return config.APP_ENV !== "production" && isLoopbackHttp(url);
 }
 
 /** Checks the URL's shape (draft section 3); throws why it is refused. */
