@@ -104,6 +104,16 @@ export async function createTestContext(env: Environment = {}): Promise<TestCont
   };
 }
 
+/**
+ * The rate limits count in fixed one-minute windows (core.take_rate_limit): when less than
+ * `marginMs` is left of the current one, waits for the next, so that the calls which follow count in
+ * one window and a test can expect exactly where the limit refuses.
+ */
+export async function startOfRateLimitWindow(marginMs = 5_000): Promise<void> {
+  const left = 60_000 - (Date.now() % 60_000);
+  if (left < marginMs) await new Promise((resolve) => setTimeout(resolve, left + 100));
+}
+
 /** Asserts the one error body and returns it. */
 export async function expectErrorBody(response: Response, status: number, code: string) {
   const body = await response.json();

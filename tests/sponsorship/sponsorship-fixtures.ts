@@ -17,16 +17,6 @@ export const VAULT: Hex = getAddress("0x0000000000000000000000000000000000000a17
 
 const tokenAbi = parseAbi(["function mint(address to, uint256 amount)"]);
 
-/**
- * The rate limits count in fixed one-minute windows (core.take_rate_limit): when less than
- * `marginMs` is left of the current one, waits for the next, so that the calls which follow count in
- * one window and a test can expect exactly where the limit refuses.
- */
-export async function startOfRateLimitWindow(marginMs = 5_000): Promise<void> {
-  const left = 60_000 - (Date.now() % 60_000);
-  if (left < marginMs) await new Promise((resolve) => setTimeout(resolve, left + 100));
-}
-
 export type SponsorshipWorld = Awaited<ReturnType<typeof startSponsorshipWorld>>;
 
 export async function startSponsorshipWorld(env: Record<string, string> = {}) {

@@ -5,8 +5,8 @@
 import { type Hex, type LocalAccount, parseEther } from "viem";
 import { deployTestToken } from "../../scripts/lib/contracts.ts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { expectErrorBody } from "../setup/test-context.ts";
-import { CLIENT_ID, type SponsorshipWorld, startOfRateLimitWindow, startSponsorshipWorld } from "./sponsorship-fixtures.ts";
+import { expectErrorBody, startOfRateLimitWindow } from "../setup/test-context.ts";
+import { CLIENT_ID, type SponsorshipWorld, startSponsorshipWorld } from "./sponsorship-fixtures.ts";
 
 let w: SponsorshipWorld;
 beforeAll(async () => {
