@@ -33,7 +33,7 @@ export function mcpRequestChecks(allowedOrigins: readonly string[]) {
 }
 
 /** The tool a single JSON-RPC tools/call message names, else undefined. */
-function calledToolOf(message: unknown): string | undefined {
+export function calledToolOf(message: unknown): string | undefined {
   const m = message as { method?: unknown; params?: { name?: unknown } } | null;
   return m !== null && typeof m === "object" && !Array.isArray(m) && m.method === "tools/call" && typeof m.params?.name === "string"
     ? m.params.name

@@ -12,7 +12,7 @@ import type { AppEnv } from "../../../_shared/http/context.ts";
 import { ApiError } from "../../../_shared/http/errors.ts";
 import { callRoute, type InProcessApp } from "../../../_shared/mcp/call-route.ts";
 import { buildToolServer, type ToolSession } from "../../../_shared/mcp/tools.ts";
-import { mcpRequestChecks, serveMcpRequest } from "../../../_shared/mcp/transport.ts";
+import { calledToolOf, mcpRequestChecks, serveMcpRequest } from "../../../_shared/mcp/transport.ts";
 import { allowsTool, isPublicTool, PUBLIC_TOOL_SCOPES, publicImplementations, scopeRuleText, toolsFor } from "./tools.ts";
 
 const SERVER_INFO = {
@@ -28,9 +28,8 @@ const SERVER_INFO = {
 /** Refuses the request when a JSON-RPC tools/call message in it names a tool the grant does not cover. */
 function refuseMissingScopes(config: Config, granted: readonly string[], message: unknown): void {
   for (const item of Array.isArray(message) ? message : [message]) {
-    const m = item as { method?: unknown; params?: { name?: unknown } } | null;
-    if (m?.method !== "tools/call" || typeof m.params?.name !== "string" || !isPublicTool(m.params.name)) continue;
-    const name = m.params.name;
+    const name = calledToolOf(item);
+    if (name === undefined || !isPublicTool(name)) continue;
     if (!allowsTool(name, granted)) throw insufficientScope(config, PUBLIC_TOOL_SCOPES[name], scopeRuleText(name));
   }
 }
