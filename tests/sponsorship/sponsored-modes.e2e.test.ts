@@ -131,6 +131,15 @@ describe("sponsored account-abstraction flows end to end", () => {
       reservationId, ...call, txHash, mode: "erc4337", ownerAddress: owner.address, smartAccountAddress: smartAccount,
       entryPointAddress: CANONICAL_ENTRY_POINT_08, userOpHash,
     };
+    // SPEC 4.5 rule 5: without its smart account or its EntryPoint the completion is refused, and
+    // with an EntryPoint the service does not know (the factory here); nothing is charged.
+    for (const field of ["smartAccountAddress", "entryPointAddress"] as const) {
+      const { [field]: _left, ...without } = completion;
+      const refused = await expectErrorBody(await w.post("provider/complete", without, { token }), 400, "validation_failed");
+      expect(JSON.stringify(refused.details), field).toContain(field);
+    }
+    await expectErrorBody(await w.post("provider/complete", { ...completion, entryPointAddress: factory }, { token }), 400, "unknown_entry_point");
+    expect(await usage()).toEqual([]);
     const result = await completeCharging(token, completion, { cost, actor: owner.address, userOpHash });
     expect(await usage()).toHaveLength(1);
     // The same completion again answers the first result; nothing is charged twice.
