@@ -118,6 +118,23 @@ describe("a sponsored check-in from deposit to usage", () => {
     expect(usage.items).toEqual([expect.objectContaining({ reservationId, mode: "eoa", actorAddress: actor.address, txHash })]);
   });
 
+  it("settings enable the promoter-payments distribution (SPEC 4.5), and checks of that operation are then eligible", async () => {
+    const operations = ["check_in", "nft_mint", "venue_gasless", "promoter_reward_withdrawal", "promoter_payments_distribution"];
+    const { user, sponsor } = await w.fundedSponsor(await w.newAccount(), { enabledOperations: ["check_in"] });
+    const actor = await w.newAccount();
+    const token = await w.sessionToken(await w.userWithWallet(actor));
+    const distribution = {
+      ...sponsor, operationType: "promoter_payments_distribution", clientId: CLIENT_ID, targetAddress: w.target, callData: w.checkInCall(actor),
+      nativeValueWei: "0", actorAddress: actor.address, maxCostWei: HOLD,
+    };
+    expect(await (await w.post("check", distribution, { token })).json()).toMatchObject({ eligible: false, reason: "operation_not_enabled" });
+
+    const saved = await w.post("settings", { ...sponsor, enabledOperations: operations }, { key: user.key });
+    expect(saved.status, await saved.clone().text()).toBe(200);
+    expect((await (await w.get("settings", sponsor, { key: user.key })).json()).enabledOperations).toEqual(operations);
+    expect(await (await w.post("check", distribution, { token })).json()).toMatchObject({ eligible: true, reason: "eligible" });
+  });
+
   it("cancel releases the hold the provider denied; the balance is whole again", async () => {
     const { user, sponsor } = await w.fundedSponsor(await w.newAccount());
     const actor = await w.newAccount();
