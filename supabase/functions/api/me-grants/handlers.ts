@@ -1,5 +1,6 @@
 import type { RouteHandler } from "@hono/zod-openapi";
 import { scopeOf } from "../../_shared/auth/principal.ts";
+import type { Tx } from "../../_shared/db/database.ts";
 import { createRouter } from "../../_shared/http/app.ts";
 import type { AppEnv } from "../../_shared/http/context.ts";
 import { ApiError } from "../../_shared/http/errors.ts";
@@ -16,11 +17,16 @@ interface GrantRow {
   last_used_at: Date | null;
 }
 
+/**
+ * The caller's live grants, newest first, at most 200: RLS (grants_select_owner) keeps them to the
+ * scope's user. Also the sign-in pages' Connected assistants list (api/oauth).
+ */
+export const selectLiveGrants = (tx: Tx) => tx<GrantRow[]>`
+  select id, client_id, client_name, redirect_uri, scopes, resource, created_at, last_used_at
+  from mcp_oauth.grants where revoked_at is null order by created_at desc, id limit 200`;
+
 export const listMcpGrants: RouteHandler<typeof routes.listMcpGrants, AppEnv> = async (c) => {
-  // RLS (grants_select_owner) keeps the list to the key owner's own grants.
-  const rows = await c.get("db").statement(scopeOf(c.get("principal")), (tx) => tx<GrantRow[]>`
-    select id, client_id, client_name, redirect_uri, scopes, resource, created_at, last_used_at
-    from mcp_oauth.grants where revoked_at is null order by created_at desc, id limit 200`);
+  const rows = await c.get("db").statement(scopeOf(c.get("principal")), selectLiveGrants);
   return c.json({
     items: rows.map((r) => ({
       id: r.id,

@@ -19,8 +19,9 @@ import type { AppEnv } from "../../_shared/http/context.ts";
 import { translateDatabaseError } from "../../_shared/db/database.ts";
 import { ApiError } from "../../_shared/http/errors.ts";
 import { sendMail } from "../../_shared/mail/mailer.ts";
+import { selectLiveGrants } from "../me-grants/handlers.ts";
 import { ClientError, isValidRedirectUri, redirectUriMatches, resolveClient } from "./clients.ts";
-import { codePage, consentPage, errorPage, type GrantRow, grantsPage, hostOf, signedOutPage, signInPage, signOutPage } from "./pages.ts";
+import { codePage, consentPage, errorPage, grantsPage, hostOf, signedOutPage, signInPage, signOutPage } from "./pages.ts";
 
 type C = Context<AppEnv>;
 
@@ -498,17 +499,11 @@ async function register(c: C): Promise<Response> {
 // The person's grants page
 // ------------------------------------------------------------------------------------------------
 
-/** A person's live grants, newest first, read as that person under RLS. */
-async function listGrants(c: C, userId: string): Promise<GrantRow[]> {
-  return await c.get("db").statement(personScope(userId), (tx) =>
-    tx<GrantRow[]>`select id, client_name, redirect_uri, scopes, created_at, last_used_at from mcp_oauth.grants
-      where revoked_at is null order by created_at desc, id limit 200`);
-}
-
 async function grants(c: C): Promise<Response> {
   const session = await browserSession(c);
   if (!session) return html(c, signInPage({}));
-  const rows = await listGrants(c, session.userId);
+  // The person's live grants, read as that person under RLS: what GET /api/v3/me/mcp-grants lists.
+  const rows = await c.get("db").statement(personScope(session.userId), selectLiveGrants);
   return html(c, grantsPage({ grants: rows, csrf: csrfOf(c.get("config"), session), email: session.email, notice: c.req.query("revoked") ? "Access revoked." : undefined }));
 }
 
