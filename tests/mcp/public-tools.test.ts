@@ -37,7 +37,7 @@ let userId: string;
 let key: string;
 let full: { access_token: string; clientId: string };
 let readOnly: { access_token: string; clientId: string };
-let stranger: { access_token: string };
+let stranger: { access_token: string; clientId: string };
 let linkOnly: { access_token: string };
 
 const connect = async (token: string) => {
@@ -115,6 +115,15 @@ describe("write tools answer what REST answers the person", () => {
     expect(refused).toMatchObject({ isError: true, structuredContent: { code: "not_event_owner" } });
     expect(await call(client, "delete_event", { eventId: id })).toMatchObject({ structuredContent: {} });
     expect((await rest(`/api/v3/events/${id}`)).status).toBe(404);
+    // Every call on the event is audited (SPEC 5.3): its person, client and outcome, the refused one with REST's code.
+    const [bob] = await ctx.owner<{ id: string }[]>`select id from core.users where email = 'bob@example.com'`;
+    expect(await ctx.owner`
+      select user_id, endpoint, client_id, tool, outcome, error_code, http_status from mcp.tool_calls
+      where arguments->>'eventId' = ${id} order by id`).toEqual([
+      { user_id: userId, endpoint: "public", client_id: full.clientId, tool: "update_event", outcome: "ok", error_code: null, http_status: 200 },
+      { user_id: bob!.id, endpoint: "public", client_id: stranger.clientId, tool: "update_event", outcome: "error", error_code: "not_event_owner", http_status: 403 },
+      { user_id: userId, endpoint: "public", client_id: full.clientId, tool: "delete_event", outcome: "ok", error_code: null, http_status: 204 },
+    ]);
     await Promise.all([client.close(), other.close()]);
   });
 
