@@ -86,6 +86,12 @@ async function form(c: C): Promise<Record<string, string | string[]>> {
   return out;
 }
 
+/** The sign-in pages' session cookie and its attributes: set by sign-in, and cleared with the same ones by sign-out. */
+function sessionCookie(config: Config) {
+  const { name, secure } = browserSessionCookie(config);
+  return { name, attributes: { path: "/", httpOnly: true, secure, sameSite: "Lax" } as const };
+}
+
 /** A sign-in code at rest: keyed with MCP_TOKEN_SECRET and bound to its address. */
 const codeHash = (config: Config, email: string, code: string) => keyedHash(config, "sign-in-code", `${email}:${code}`);
 
@@ -332,8 +338,8 @@ async function verifySignInCode(c: C): Promise<Response> {
   if (outcome.error) {
     return html(c, signInPage({ request: requestToken, email, error: "That code has expired or was used up. Request a new one.", clientName: request?.clientName }), 400);
   }
-  const { name, secure } = browserSessionCookie(config);
-  setCookie(c, name, sessionToken, { path: "/", httpOnly: true, secure, sameSite: "Lax", maxAge: config.MCP_BROWSER_SESSION_SECONDS });
+  const cookie = sessionCookie(config);
+  setCookie(c, cookie.name, sessionToken, { ...cookie.attributes, maxAge: config.MCP_BROWSER_SESSION_SECONDS });
   const next = requestToken ? `/oauth/consent?request=${encodeURIComponent(requestToken)}` : "/oauth/grants";
   return c.body(null, 303, { Location: next, "Cache-Control": "no-store" });
 }
@@ -545,8 +551,8 @@ async function signOut(c: C): Promise<Response> {
     if (!csrfValid(config, session, one(body.csrf))) return html(c, errorPage("Request refused", "This form is out of date. Go back and try again."), 403);
     await sql(c.get("db").sql`select mcp_oauth.end_browser_session(${session.hash})`);
   }
-  const { name, secure } = browserSessionCookie(config);
-  deleteCookie(c, name, { path: "/", httpOnly: true, secure, sameSite: "Lax" });
+  const cookie = sessionCookie(config);
+  deleteCookie(c, cookie.name, cookie.attributes);
   // Signed out from the consent page: signing in again continues that authorization.
   const requestToken = one(body.request) || undefined;
   const request = requestToken ? await readRequest(c, requestToken) : undefined;
