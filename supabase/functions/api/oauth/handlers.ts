@@ -554,8 +554,8 @@ async function signOut(c: C): Promise<Response> {
   const cookie = sessionCookie(config);
   deleteCookie(c, cookie.name, cookie.attributes);
   // Signed out from the consent page: signing in again continues that authorization.
-  const requestToken = one(body.request) || undefined;
-  const request = requestToken ? await readRequest(c, requestToken) : undefined;
+  const requestToken = one(body.request);
+  const request = await readRequest(c, requestToken);
   return html(c, signedOutPage({
     again: request ? `/oauth/consent?request=${encodeURIComponent(requestToken!)}` : "/oauth/grants",
     againLabel: request ? `Sign in again to connect ${request.clientName}` : "Sign in again",
