@@ -105,8 +105,9 @@ const publicOnly = {
   }),
 };
 
-const fromBackend = <K extends keyof typeof backendTools>(...names: K[]) =>
-  Object.fromEntries(names.map((name) => [name, backendTools[name]])) as Pick<typeof backendTools, K>;
+/** The entries of `from` named `names`: the backend definitions and implementations reused here. */
+const pick = <T extends object, K extends keyof T>(from: T, names: readonly K[]) =>
+  Object.fromEntries(names.map((name) => [name, from[name]])) as Pick<T, K>;
 
 const BACKEND_NAMES = [
   "list_events", "get_event", "create_event", "update_event", "delete_event",
@@ -115,7 +116,7 @@ const BACKEND_NAMES = [
   "get_sponsorship_balance",
 ] as const;
 
-export const publicTools = { ...fromBackend(...BACKEND_NAMES), ...publicOnly };
+export const publicTools = { ...pick(backendTools, BACKEND_NAMES), ...publicOnly };
 export type PublicTools = typeof publicTools;
 export type PublicToolName = keyof PublicTools;
 
@@ -186,10 +187,8 @@ const confirmation = (kind: string, action: unknown, context: ToolContext) =>
   route(context, { method: "POST", path: "/mcp/confirmations", body: { kind, action } });
 
 export function publicImplementations(app: InProcessApp): ToolImplementations<PublicTools> {
-  const backend = backendImplementations(app);
-  const reused = Object.fromEntries(BACKEND_NAMES.map((name) => [name, backend[name]])) as Pick<ToolImplementations<typeof backendTools>, typeof BACKEND_NAMES[number]>;
   return {
-    ...reused,
+    ...pick(backendImplementations(app), BACKEND_NAMES),
     join_hub: ({ hubId }, context) => route(context, { method: "POST", path: hubPath(hubId, "/members") }),
     leave_hub: ({ hubId }, context) => route(context, { method: "DELETE", path: hubPath(hubId, "/members/me") }),
     list_my_wallets: (_, context) => route(context, { method: "GET", path: "/api/v3/me/crypto-addresses" }),
