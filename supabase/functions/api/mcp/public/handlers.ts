@@ -8,7 +8,6 @@ import { insufficientScope, requireMcpAccessToken } from "../../../_shared/auth/
 import { scopeOf } from "../../../_shared/auth/principal.ts";
 import type { Config } from "../../../_shared/config.ts";
 import { createRouter } from "../../../_shared/http/app.ts";
-import type { AppEnv } from "../../../_shared/http/context.ts";
 import { ApiError } from "../../../_shared/http/errors.ts";
 import { callRoute, type InProcessApp } from "../../../_shared/mcp/call-route.ts";
 import { buildToolServer, type ToolSession } from "../../../_shared/mcp/tools.ts";
