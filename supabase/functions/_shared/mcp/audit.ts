@@ -39,7 +39,7 @@ export interface DecisionRecord extends AuditedRecord {
   scopes: string[];
 }
 
-export const REDACTED = "[redacted]";
+const REDACTED = "[redacted]";
 
 /** Argument names whose values are secrets wherever they appear (any nesting, any case). */
 const SECRET_NAME = /secret|password|passphrase|token|api[-_]?key|authorization|private[-_]?key|mnemonic|seed[-_]?phrase|cookie|credential/i;
@@ -71,7 +71,7 @@ export function redactArguments(value: unknown, depth = 0): unknown {
 const MAX_ARGUMENT_BYTES = 16 * 1024;
 
 /** Redacted, and clipped to a note when larger than 16 KiB (a call's record must never fail on its size). */
-export function auditedArguments(value: unknown): unknown {
+function auditedArguments(value: unknown): unknown {
   const redacted = redactArguments(value ?? {});
   const text = JSON.stringify(redacted) ?? "null";
   const bytes = new TextEncoder().encode(text).length;

@@ -156,7 +156,7 @@ const isObject = (value: unknown): value is Record<string, unknown> => value !==
  * 2xx: the body as structuredContent, and as text (the route's JSON text as REST sent it, when it
  * is that body); otherwise an isError result with the error body.
  */
-export function toToolResult(answer: ToolAnswer, requestId: string): CallToolResult {
+function toToolResult(answer: ToolAnswer, requestId: string): CallToolResult {
   if (answer.status >= 200 && answer.status < 300) {
     const structured = isObject(answer.body) ? answer.body : {};
     const text = structured === answer.body && answer.text !== undefined ? answer.text : JSON.stringify(structured);

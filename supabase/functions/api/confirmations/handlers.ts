@@ -37,7 +37,7 @@ type C = Context<AppEnv>;
 
 const ID = /^[0-9a-f]{24}$/;
 const TOKEN = /^mcf_[A-Za-z0-9_-]{43}$/;
-export const TOKEN_HEADER = "x-confirmation-token";
+const TOKEN_HEADER = "x-confirmation-token";
 
 const notFound = () => new ApiError(404, "not_found", "No such confirmation link.");
 
