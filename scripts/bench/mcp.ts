@@ -24,8 +24,8 @@ import { readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { backendTools } from "../../supabase/functions/api/mcp/backend/tools.ts";
 import { AcceptedKeyCache, hashApiKey, looksLikeApiKey } from "../../supabase/functions/_shared/auth/api-keys.ts";
-import { buildToolServer, type ToolImplementations, type ToolSession } from "../../supabase/functions/_shared/mcp/tools.ts";
-import { serveMcpRequest } from "../../supabase/functions/_shared/mcp/transport.ts";
+import { buildToolServer, type ToolSession } from "../../supabase/functions/_shared/mcp/tools.ts";
+import { readMcpRequest, serveMcpRequest } from "../../supabase/functions/_shared/mcp/transport.ts";
 import { signAccessToken, verifyAccessToken } from "../../supabase/functions/_shared/auth/mcp-oauth.ts";
 import { loadConfig } from "../../supabase/functions/_shared/config.ts";
 import postgres from "postgres";
@@ -172,7 +172,6 @@ function inProcessCheckMicros(key: string): number {
  */
 async function inProcessToolsListMs(): Promise<number> {
   const session = { endpoint: "backend", requestId: "bench" } as unknown as ToolSession; // tools/list reads neither
-  const implementations = {} as ToolImplementations<typeof backendTools>; // nor calls a tool
   const info = { name: "bench", version: "1.0.0", instructions: "bench" };
   const times: number[] = [];
   for (let i = 0; i < 330; i++) {
@@ -180,7 +179,9 @@ async function inProcessToolsListMs(): Promise<number> {
       method: "POST", headers: mcpHeaders("unused", "2026-07-28", "tools/list"), body: listTools,
     });
     const started = performance.now();
-    const answer = await serveMcpRequest(request, () => buildToolServer(info, backendTools, implementations, session), "bench");
+    const mcp = await readMcpRequest(request);
+    if (mcp instanceof Response) throw new Error("tools/list could not be read");
+    const answer = await serveMcpRequest(mcp, () => buildToolServer(info, backendTools, session), "bench");
     const text = await answer.text();
     if (i >= 30) times.push(performance.now() - started); // the first 30 warm the JIT
     if (!text.includes('"list_events"')) throw new Error(`tools/list in process answered ${answer.status}: ${text.slice(0, 300)}`);

@@ -33,7 +33,7 @@ export function createApiApp(services: AppServices) {
   app.route("/", sponsorshipRouter);
   app.route("/", relaysRouter);
   app.route("/", oauthRouter);
-  app.route("/", publicMcpRouter(app));
+  app.route("/", publicMcpRouter);
   app.route("/", confirmationsRouter(app)); // /confirm/{id} pages and the public MCP tools' /mcp/confirmations
   app.route("/", meGrantsRouter);
   registerMcp(app); // /mcp/backend and GET /api/v3/me/mcp-audit

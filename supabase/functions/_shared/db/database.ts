@@ -73,7 +73,7 @@ export class Database {
 
   async transaction<T>(scope: DbScope, work: (tx: Tx) => Promise<T>): Promise<T> {
     return this.reservedFor(scope, async (tx) => {
-      const opening = this.open(tx, scope);
+      const opening = this.begin(tx, scope);
       opening.catch(() => {}); // awaited below; this only keeps an early failure from counting as unhandled
       let result: T;
       try {
@@ -95,7 +95,7 @@ export class Database {
     options: StatementOptions = {},
   ): Promise<T> {
     return this.reservedFor(scope, async (tx) => {
-      const opening = this.open(tx, scope, options);
+      const opening = this.begin(tx, scope, options);
       const rows = statement(tx).execute();
       const commit = tx`commit`.execute();
       // A failed setup (an unknown key) also fails the statement ("transaction is aborted"), often
@@ -104,6 +104,28 @@ export class Database {
       for (const outcome of [opened, result, committed]) if (outcome.status === "rejected") throw outcome.reason;
       return (result as PromiseFulfilledResult<T>).value;
     });
+  }
+
+  /**
+   * A transaction left open for its caller to finish: an MCP call runs its rate limit, the operation
+   * and the record of the call in it, so the record commits with what it records. BEGIN, the scope
+   * (`enter`, a statement that enters it itself, or the scope's usual setup) and a savepoint are sent
+   * at once and not awaited, so the operation's first statement goes out in the same round trip.
+   */
+  async open(scope: DbScope, enter?: (tx: Tx) => postgres.PendingQuery<postgres.Row[]>): Promise<OpenTransaction> {
+    const tx = await this.sql.reserve();
+    const begin = tx`begin`.execute();
+    const entered = enter
+      ? enter(tx).execute().then((rows) => {
+        if (scope.kind === "api_key") this.accepted(scope, (rows[0] as { owner_id?: string } | undefined)?.owner_id);
+      })
+      : this.enter(tx, scope);
+    const savepoint = tx`savepoint operation`.execute();
+    const opened = Promise.all([begin, entered, savepoint]).catch((error) => {
+      throw this.refused(scope, translateDatabaseError(error));
+    });
+    opened.catch(() => {}); // the caller awaits it; this only keeps an early failure from counting as unhandled
+    return new OpenTransaction(tx, scope, opened);
   }
 
   /**
@@ -188,16 +210,109 @@ export class Database {
    * caller. (Awaiting them in a different order would run the setup outside the transaction, and
    * the statements as the connection's own role.)
    */
-  private open(tx: Tx, scope: DbScope, options: StatementOptions = {}): Promise<unknown> {
+  private begin(tx: Tx, scope: DbScope, options: StatementOptions = {}): Promise<unknown> {
     const begin = tx`begin`.execute();
-    const entered = scope.kind === "api_key"
+    const entered = this.enter(tx, scope);
+    const generic = options.genericPlan ? genericPlans(tx) : undefined;
+    return Promise.all([begin, entered, generic]);
+  }
+
+  /** The scope's setup: the API-key check that enters the key's scope, or the role and claims. */
+  private enter(tx: Tx, scope: DbScope): Promise<unknown> {
+    return scope.kind === "api_key"
       ? tx<{ owner_id: string }[]>`select core.enter_api_key_scope(${scope.keyHash}, ${scope.requiredPermissions}::text[]) as owner_id`
         .execute()
         .then(([row]) => this.accepted(scope, row!.owner_id))
       : tx`select set_config('role', ${scope.role}, true), set_config('request.jwt.claims', ${JSON.stringify(scope.claims)}, true)`
         .execute();
-    const generic = options.genericPlan ? tx`select set_config('plan_cache_mode', 'force_generic_plan', true)`.execute() : undefined;
-    return Promise.all([begin, entered, generic]);
+  }
+}
+
+const genericPlans = (tx: Tx) => tx`select set_config('plan_cache_mode', 'force_generic_plan', true)`.execute();
+
+/**
+ * A principal's access to the database, bound to their scope: what an operation runs its SQL
+ * through. Each call is its own transaction (REST), or runs inside a transaction its caller opened
+ * (an MCP call: OpenTransaction.scoped).
+ */
+export interface Scoped {
+  /** One statement as the principal. */
+  statement<T extends readonly postgres.MaybeRow[]>(statement: (tx: Tx) => postgres.PendingQuery<T>, options?: StatementOptions): Promise<T>;
+  /** Several statements as the principal, committed together. */
+  transaction<T>(work: (tx: Tx) => Promise<T>): Promise<T>;
+}
+
+/** `db` as `scope`: every statement and transaction its own. */
+export function scoped(db: Database, scope: DbScope): Scoped {
+  return {
+    statement: (statement, options) => db.statement(scope, statement, options),
+    transaction: (work) => db.transaction(scope, work),
+  };
+}
+
+/** A transaction opened by Database.open; its owner finishes it with commit or abandon. */
+export class OpenTransaction {
+  private finished = false;
+
+  constructor(private readonly tx: Tx, readonly scope: DbScope, readonly opened: Promise<unknown>) {}
+
+  /**
+   * The principal's access inside this transaction. A failed statement leaves the transaction
+   * aborted: the owner then rolls back to the savepoint taken after the scope (commitAfterFailure).
+   */
+  readonly scoped: Scoped = {
+    statement: async (statement, options = {}) => {
+      if (options.genericPlan) void genericPlans(this.tx).catch(() => {});
+      return await this.translated(statement(this.tx).execute());
+    },
+    transaction: (work) => this.translated(work(this.tx)),
+  };
+
+  /** Sends `last` (for example the record of the call) and COMMIT in one round trip. */
+  async commit(last: (tx: Tx) => postgres.PendingQuery<postgres.Row[]>): Promise<void> {
+    await this.finish(async () => {
+      const results = await Promise.allSettled([this.opened, last(this.tx).execute(), this.tx`commit`.execute()]);
+      for (const result of results) if (result.status === "rejected") throw result.reason;
+    });
+  }
+
+  /** Undoes the operation (back to the savepoint after the scope), then sends `last` and COMMIT. */
+  async commitAfterFailure(last: (tx: Tx) => postgres.PendingQuery<postgres.Row[]>): Promise<void> {
+    await this.finish(async () => {
+      const results = await Promise.allSettled([
+        this.opened, this.tx`rollback to savepoint operation`.execute(), last(this.tx).execute(), this.tx`commit`.execute(),
+      ]);
+      for (const result of results) if (result.status === "rejected") throw result.reason;
+    });
+  }
+
+  /** Rolls everything back (the scope or its rate limit refused the call). */
+  async abandon(): Promise<void> {
+    await this.finish(async () => {
+      await this.tx`rollback`.catch(() => {});
+    });
+  }
+
+  private async translated<T>(work: Promise<T>): Promise<T> {
+    try {
+      return await work;
+    } catch (error) {
+      await this.opened; // a refused scope is the real cause of a failed statement
+      throw translateDatabaseError(error);
+    }
+  }
+
+  private async finish(work: () => Promise<void>): Promise<void> {
+    if (this.finished) throw new Error("this transaction is already finished");
+    this.finished = true;
+    try {
+      await work();
+    } catch (error) {
+      await this.tx`rollback`.catch(() => {});
+      throw translateDatabaseError(error);
+    } finally {
+      this.tx.release();
+    }
   }
 }
 

@@ -48,7 +48,7 @@ export function geocoderUnavailable(provider: string, reason: string): ApiError 
   return new ApiError(502, "geocoder_unavailable", "The geocoding service did not answer usably; try again later.", { provider, reason });
 }
 
-// Limits of an event venue's address (events/routes.ts AddressSchema): longer values are dropped
+// Limits of an event venue's address (_shared/events/schemas.ts AddressSchema): longer values are dropped
 // rather than handed out as suggestions the events API would refuse.
 const FIELD_LIMITS: Record<keyof SuggestionAddress, number> = {
   line1: 200, line2: 200, city: 120, region: 120, postalCode: 20, country: 2,

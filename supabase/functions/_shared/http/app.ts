@@ -7,31 +7,13 @@ import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { AppEnv, AppServices } from "./context.ts";
 import { ApiError, errorResponse } from "./errors.ts";
 import { bodyLimit, refuseUndecodableBodies, requestLimits } from "./request-limits.ts";
-
-/** A schema can give an issue its own stable code with ctx.addIssue({ code: "custom", params: { code } }). */
-function issueCode(issues: Array<{ code: string; params?: Record<string, unknown> }>): string {
-  const coded = issues.find((i) => i.code === "custom" && typeof i.params?.code === "string");
-  return (coded?.params?.code as string | undefined) ?? "validation_failed";
-}
-
-// A large invalid request must not buy a larger answer: at most this many issues are echoed (with
-// the total), the message names the first few, and every path and message is clipped.
-const ECHOED_ISSUES = 20;
-const SUMMARISED_ISSUES = 3;
-const ISSUE_TEXT_CHARS = 200;
-
-const clip = (text: string) => (text.length > ISSUE_TEXT_CHARS ? `${text.slice(0, ISSUE_TEXT_CHARS - 1)}…` : text);
+import { validationError } from "./validation.ts";
 
 /** Validation failures of any zod-openapi route become the one error body. */
 export function createRouter() {
   return new OpenAPIHono<AppEnv>({
     defaultHook: (result) => {
-      if (result.success) return;
-      const all = result.error.issues;
-      const issues = all.slice(0, ECHOED_ISSUES).map((i) => ({ path: clip(i.path.join(".")), message: clip(i.message) }));
-      const summary = issues.slice(0, SUMMARISED_ISSUES).map((i) => (i.path ? `${i.path}: ${i.message}` : i.message)).join("; ");
-      const more = all.length > SUMMARISED_ISSUES ? ` (and ${all.length - SUMMARISED_ISSUES} more)` : "";
-      throw new ApiError(400, issueCode(all), `The request is invalid: ${summary}${more}`, { issues, issueCount: all.length });
+      if (!result.success) throw validationError(result.error.issues);
     },
   });
 }

@@ -3,7 +3,7 @@
 // tokens and keys are never written (the key is named by its id, which the database takes from the
 // transaction it entered with the key). The person's decisions on confirmation links (approve,
 // refuse) are recorded in the same table (endpoint "confirmation", 20261123001400).
-import type { ApiKeyScope, Database, DbScope } from "../db/database.ts";
+import type { ApiKeyScope, Database, DbScope, Tx } from "../db/database.ts";
 
 export type McpEndpoint = "backend" | "public";
 
@@ -87,11 +87,25 @@ function auditedArguments(value: unknown): unknown {
  */
 async function append(record: AuditedRecord, what: string, write: (args: unknown, durationMs: number) => Promise<unknown>): Promise<void> {
   try {
-    await write(auditedArguments(record.arguments), Math.max(0, Math.round(record.durationMs)));
+    await write(auditedArguments(record.arguments), wholeMilliseconds(record.durationMs));
   } catch (error) {
     console.error(`[${record.requestId}] MCP audit of ${what} failed:`, error instanceof Error ? error.message : error);
   }
 }
+
+/**
+ * The statement that appends the record of one tool call inside a transaction already in the
+ * caller's scope (an MCP call's own transaction): it commits with what it records.
+ */
+export function recordToolCall(tx: Tx, record: ToolCallRecord) {
+  return tx`
+    select mcp.record_tool_call(
+      ${record.endpoint}, ${record.tool}, ${tx.json(auditedArguments(record.arguments) as never)}::jsonb, ${record.outcome},
+      ${record.errorCode}, ${record.httpStatus}::integer, ${wholeMilliseconds(record.durationMs)}::integer, ${record.requestId},
+      ${record.clientId ?? null}, ${record.grantId ?? null}, ${record.scopes ?? []}::text[])`;
+}
+
+const wholeMilliseconds = (durationMs: number) => Math.max(0, Math.round(durationMs));
 
 /**
  * Appends the record of one tool call, in `scope` (the caller's: the database takes the user, and for
@@ -108,11 +122,7 @@ export function auditToolCall(db: Database, scope: DbScope, record: ToolCallReco
         ([row]) => row?.owner_id);
       return;
     }
-    await db.statement(scope, (tx) => tx`
-      select mcp.record_tool_call(
-        ${record.endpoint}, ${record.tool}, ${tx.json(args as never)}::jsonb, ${record.outcome},
-        ${record.errorCode}, ${record.httpStatus}::integer, ${duration}::integer, ${record.requestId},
-        ${record.clientId ?? null}, ${record.grantId ?? null}, ${record.scopes ?? []}::text[])`);
+    await db.statement(scope, (tx) => recordToolCall(tx, record));
   });
 }
 

@@ -1,14 +1,18 @@
 // Tools of both MCP endpoints: a definition (name, title, zod input and output schemas, annotations)
-// kept apart from its implementation (usually one REST route, called in-process with callRoute), and
-// the wrapper that runs every call the same way: arguments validated, the implementation run, the
-// answer turned into structuredContent (2xx) or an isError result carrying the REST error's code,
-// and the call audited.
+// bound to the operation it runs (_shared/<domain>/operations.ts), and the wrapper that runs every
+// call the same way: arguments validated, the operation run as the caller, the answer turned into
+// structuredContent or an isError result carrying the error's code, and the call audited. A
+// tools/call runs in one transaction the endpoint opened (the caller's scope and rate limit): the
+// operation's statements and the record of the call commit together, and a failed operation is
+// rolled back to the savepoint after the scope and recorded as failed.
 import { McpServer, type CallToolResult, type StandardSchemaWithJSON } from "@modelcontextprotocol/server";
 import type { z } from "zod";
-import type { Database, DbScope } from "../db/database.ts";
+import type { DbScope, Tx } from "../db/database.ts";
+import type { McpCall } from "./call.ts";
 import { ApiError, errorBody } from "../http/errors.ts";
-import { auditToolCall, type McpEndpoint } from "./audit.ts";
-import type { RouteAnswer, RouteCall } from "./call-route.ts";
+import { validationError } from "../http/validation.ts";
+import { type Answer, JsonText, type Operation, type OperationContext, runOperation } from "../operations/operation.ts";
+import { auditToolCall, type McpEndpoint, recordToolCall, type ToolCallRecord } from "./audit.ts";
 
 export interface ToolAnnotations {
   /** Changes nothing. */
@@ -26,44 +30,46 @@ export interface ToolDefinition<I extends z.ZodObject = z.ZodObject, O extends z
   title: string;
   description: string;
   input: I;
-  /** The REST route's response schema: structuredContent is exactly the route's JSON answer. */
+  /** The REST route's response schema: structuredContent is exactly the operation's answer. */
   output: O;
   annotations: ToolAnnotations;
+  /** What the tool runs, as the caller. */
+  operation: Operation<never>;
+  /** The operation's input from the validated arguments (without it, the arguments themselves). */
+  toInput?: (args: z.output<I>) => unknown;
 }
 
-/**
- * The answer of an implementation: a REST route's status and JSON body (and its text as sent), or a
- * body of its own (200).
- */
-export type ToolAnswer = Pick<RouteAnswer, "status" | "body"> & Partial<Pick<RouteAnswer, "text">>;
-
-export interface ToolContext {
-  /** Calls a REST route in-process as the MCP caller (see call-route.ts). */
-  route(call: RouteCall): Promise<RouteAnswer>;
-  requestId: string;
+/** A definition whose operation takes the validated arguments as they are, or through `toInput`. */
+export function define<I extends z.ZodObject, O extends z.ZodType, OpIn>(
+  definition: Omit<ToolDefinition<I, O>, "operation" | "toInput"> & ({ operation: Operation<z.output<I>> } | { operation: Operation<OpIn>; toInput: (args: z.output<I>) => OpIn }),
+): ToolDefinition<I, O> {
+  return definition as unknown as ToolDefinition<I, O>;
 }
 
-export type ToolImplementation<D extends ToolDefinition> = (args: z.output<D["input"]>, context: ToolContext) => Promise<ToolAnswer>;
-
-/** Implementations keyed by tool name, each typed by its definition. */
-export type ToolImplementations<Defs extends Record<string, ToolDefinition>> = { [K in keyof Defs]: ToolImplementation<Defs[K]> };
-
-/** Who is calling, for the implementations and the audit. */
+/** Who is calling, for the operations and the audit. */
 export interface ToolSession {
   endpoint: McpEndpoint;
-  db: Database;
-  /** The caller's database scope: the audit record is written in it. */
+  /** The operations' context as the caller: each statement in a transaction of its own. */
+  context: OperationContext;
+  /** The caller's database scope: a record written outside a call transaction is written in it. */
   scope: DbScope;
-  requestId: string;
-  context: ToolContext;
+  /** A tools/call's transaction, opened by the endpoint in the caller's scope and rate limit. */
+  call?: McpCall;
   /** Public endpoint: the OAuth client, grant and scopes recorded with each call. */
   oauth?: { clientId: string; grantId: string; scopes: string[] };
 }
 
+/** Whether a tools/call of `definition` runs inside the call's transaction (not when its operation commits on its own). */
+export const runsInCallTransaction = (definition: ToolDefinition | undefined) =>
+  definition !== undefined && !definition.operation.ownTransactions;
+
+const VALID = Symbol("validated arguments");
 const INVALID = Symbol("invalid arguments");
 const SENT = Symbol("arguments as sent");
-type Invalid = {
-  [INVALID]: ReadonlyArray<{ message: string; path?: ReadonlyArray<PropertyKey | { key: PropertyKey }> }>;
+/** What validation hands the tool: the arguments as sent (for the audit), and their validated value or the issues. */
+type Checked = {
+  [VALID]?: unknown;
+  [INVALID]?: ReadonlyArray<{ message: string; path?: ReadonlyArray<PropertyKey | { key: PropertyKey }> }>;
   [SENT]: unknown;
 };
 
@@ -100,9 +106,10 @@ function memoisedJsonSchema(schema: z.ZodType): JsonSchemaConverter {
 }
 
 /**
- * The input schema as the SDK sees it: the same JSON Schema, but a failed validation reaches the
- * tool (marked) instead of ending as the SDK's own error text, so that it is answered with the REST
- * code `validation_failed` and audited like every other call.
+ * The input schema as the SDK sees it: the same JSON Schema, but the tool receives the arguments as
+ * sent beside their validated value (defaults applied), so the audit records what the client sent;
+ * and a failed validation reaches the tool instead of ending as the SDK's own error text, so that it
+ * is answered with REST's code and audited like every other call.
  */
 function auditedInput(schema: z.ZodObject): StandardSchemaWithJSON {
   const standard = schema["~standard"];
@@ -114,7 +121,8 @@ function auditedInput(schema: z.ZodObject): StandardSchemaWithJSON {
       validate: (value: unknown) => {
         const result = standard.validate(value);
         if (result instanceof Promise) throw new Error("tool input schemas must validate synchronously");
-        return result.issues ? { value: { [INVALID]: result.issues, [SENT]: value } } : result;
+        const checked: Checked = result.issues ? { [INVALID]: result.issues, [SENT]: value } : { [VALID]: result.value, [SENT]: value };
+        return { value: checked };
       },
     },
   } as StandardSchemaWithJSON;
@@ -141,19 +149,27 @@ function schemasOf(definition: ToolDefinition) {
   return schemas;
 }
 
-const pathOf = (issue: Invalid[typeof INVALID][number]) =>
-  (issue.path ?? []).map((p) => String(typeof p === "object" ? p.key : p)).join(".");
-
-function invalidArguments(issues: Invalid[typeof INVALID], requestId: string): ToolAnswer {
-  const listed = issues.slice(0, 20).map((issue) => ({ path: pathOf(issue), message: issue.message }));
-  const summary = listed.slice(0, 3).map((i) => (i.path ? `${i.path}: ${i.message}` : i.message)).join("; ");
-  return { status: 400, body: errorBody(requestId, "validation_failed", `The arguments are invalid: ${summary}`, { issues: listed, issueCount: issues.length }) };
+function invalidArguments(issues: NonNullable<Checked[typeof INVALID]>, requestId: string): ToolAnswer {
+  const error = validationError(issues, "arguments");
+  return { status: 400, body: errorBody(requestId, error.code, error.message, error.details) };
 }
 
 const isObject = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === "object" && !Array.isArray(value);
 
+/** What a call answered: an operation's status and body (its JSON text as the database wrote it, when it did), or an error body. */
+interface ToolAnswer {
+  status: number;
+  body: unknown;
+  text?: string;
+}
+
+function answerOf(answer: Answer): ToolAnswer {
+  if (answer.body instanceof JsonText) return { status: answer.status, body: JSON.parse(answer.body.text), text: answer.body.text };
+  return { status: answer.status, body: answer.body ?? {} };
+}
+
 /**
- * 2xx: the body as structuredContent, and as text (the route's JSON text as REST sent it, when it
+ * 2xx: the body as structuredContent, and as text (the JSON text as the database wrote it, when it
  * is that body); otherwise an isError result with the error body.
  */
 function toToolResult(answer: ToolAnswer, requestId: string): CallToolResult {
@@ -175,57 +191,90 @@ function answerOfError(error: unknown, requestId: string, tool: string): ToolAns
 }
 
 /**
- * A new McpServer with `definitions`, each running its implementation for `session` (one server per
- * HTTP request: nothing is shared between callers). `calledTool` (see serveMcpRequest): the request is
- * a tools/call of that tool, and when it is one of `definitions` only that one is registered; any
+ * Runs the tool's operation and records the call. In the call's transaction (when the endpoint
+ * opened one): the record commits with the operation's writes, or after they were rolled back to the
+ * savepoint; a record that cannot be written undoes the operation, which then answers an error. A
+ * call whose scope or rate limit was refused as the transaction opened is neither run nor recorded:
+ * the endpoint answers that refusal over HTTP. Without a call transaction (operations that commit on
+ * their own), the record is a statement of its own after the operation, and never fails the call.
+ */
+async function runTool(definition: ToolDefinition, checked: Checked, session: ToolSession): Promise<ToolAnswer> {
+  const started = performance.now();
+  const { context } = session;
+  const call = runsInCallTransaction(definition) && session.call?.take() ? session.call.transaction : undefined;
+  const record = (answer: ToolAnswer): ToolCallRecord => {
+    const ok = answer.status >= 200 && answer.status < 300;
+    const code = !ok && isObject(answer.body) && typeof answer.body.code === "string" ? answer.body.code : null;
+    return {
+      endpoint: session.endpoint,
+      tool: definition.name,
+      arguments: checked[SENT],
+      outcome: ok ? "ok" : "error",
+      errorCode: ok ? null : (code ?? `http_${answer.status}`),
+      httpStatus: answer.status,
+      durationMs: performance.now() - started,
+      requestId: context.requestId,
+      clientId: session.oauth?.clientId,
+      grantId: session.oauth?.grantId,
+      scopes: session.oauth?.scopes,
+    };
+  };
+  let answer: ToolAnswer;
+  let failed = true;
+  try {
+    const issues = checked[INVALID];
+    if (issues) {
+      answer = invalidArguments(issues, context.requestId);
+    } else {
+      const args = checked[VALID];
+      const input = definition.toInput ? definition.toInput(args as never) : args;
+      answer = answerOf(await runOperation(definition.operation, call ? { ...context, db: call.scoped } : context, input as never));
+      failed = false;
+    }
+  } catch (error) {
+    answer = answerOfError(error, context.requestId, definition.name);
+  }
+  if (!call) {
+    await auditToolCall(context.database, session.scope, record(answer));
+    return answer;
+  }
+  if (await call.opened.then(() => false, () => true)) {
+    await call.abandon();
+    return answer;
+  }
+  try {
+    const last = (tx: Tx) => recordToolCall(tx, record(answer));
+    await (failed ? call.commitAfterFailure(last) : call.commit(last));
+    return answer;
+  } catch (error) {
+    // Nothing was committed: neither what the operation did nor its record.
+    console.error(`[${context.requestId}] MCP call of ${definition.name} could not be recorded:`, error instanceof Error ? error.message : error);
+    return answerOfError(new ApiError(503, "audit_unavailable", "The call could not be recorded, so nothing it did was kept; try again."), context.requestId, definition.name);
+  }
+}
+
+/**
+ * A new McpServer with `definitions`, each running its operation for `session` (one server per HTTP
+ * request: nothing is shared between callers). `calledTool` (see serveMcpRequest): the request is a
+ * tools/call of that tool, and when it is one of `definitions` only that one is registered; any
  * other request (tools/list, initialize, an unknown tool) gets every definition.
  */
-export function buildToolServer<Defs extends Record<string, ToolDefinition>>(
+export function buildToolServer(
   info: { name: string; version: string; instructions: string },
-  definitions: Defs,
-  implementations: ToolImplementations<Defs>,
+  definitions: Readonly<Record<string, ToolDefinition>>,
   session: ToolSession,
   calledTool?: string,
 ): McpServer {
   const server = new McpServer({ name: info.name, version: info.version }, { instructions: info.instructions });
   const keys = calledTool !== undefined && Object.hasOwn(definitions, calledTool) ? [calledTool] : Object.keys(definitions);
-  for (const key of keys as Array<keyof Defs & string>) {
+  for (const key of keys) {
     const definition = definitions[key]!;
-    const implementation = implementations[key] as ToolImplementation<ToolDefinition>;
     server.registerTool(definition.name, {
       title: definition.title,
       description: definition.description,
       ...schemasOf(definition),
       annotations: { title: definition.title, ...definition.annotations },
-    }, (async (args: unknown) => {
-      const started = performance.now();
-      let answer: ToolAnswer;
-      if (isObject(args) && INVALID in args) {
-        answer = invalidArguments((args as unknown as Invalid)[INVALID], session.requestId);
-      } else {
-        try {
-          answer = await implementation(args as never, session.context);
-        } catch (error) {
-          answer = answerOfError(error, session.requestId, definition.name);
-        }
-      }
-      const ok = answer.status >= 200 && answer.status < 300;
-      const code = !ok && isObject(answer.body) && typeof answer.body.code === "string" ? answer.body.code : null;
-      await auditToolCall(session.db, session.scope, {
-        endpoint: session.endpoint,
-        tool: definition.name,
-        arguments: isObject(args) && INVALID in args ? (args as unknown as Invalid)[SENT] : args,
-        outcome: ok ? "ok" : "error",
-        errorCode: ok ? null : (code ?? `http_${answer.status}`),
-        httpStatus: answer.status,
-        durationMs: performance.now() - started,
-        requestId: session.requestId,
-        clientId: session.oauth?.clientId,
-        grantId: session.oauth?.grantId,
-        scopes: session.oauth?.scopes,
-      });
-      return toToolResult(answer, session.requestId);
-    }) as never);
+    }, (async (checked: Checked) => toToolResult(await runTool(definition, checked, session), session.context.requestId)) as never);
   }
   return server;
 }

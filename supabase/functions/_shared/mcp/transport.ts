@@ -40,25 +40,21 @@ export function calledToolOf(message: unknown): string | undefined {
     : undefined;
 }
 
+/** An MCP POST read once: its body parsed (when JSON) and the tool a tools/call names. */
+export interface McpRequest {
+  request: Request;
+  parsedBody: unknown;
+  calledTool: string | undefined;
+}
+
 /**
- * Serves one MCP POST: a new handler, and through it a new server and transport, for this request
- * only. 2026-07-28 requests are served statelessly by the SDK's modern path; 2025-era ones by its
- * stateless fallback (JSON or SSE answers, no sessions).
- *
- * The body is read and parsed here, once, and handed to the SDK as `parsedBody` (its documented way
- * to skip reading, cloning and parsing the body again); `buildServer` is told the tool a tools/call
- * names, so that it may register that tool alone, and `inspect` (when given) sees the parsed body
- * first and may refuse the request by throwing. A body that is empty or not JSON goes to the SDK as
+ * Reads and parses the body once; it goes to the SDK as `parsedBody` (its documented way to skip
+ * reading, cloning and parsing the body again). A body that is empty or not JSON goes to the SDK as
  * sent, which answers it as before. (The app's body limit, smaller than the SDK's, bounds the read.)
+ * Answers a Response itself only when the body cannot be read.
  */
-export async function serveMcpRequest(
-  request: Request,
-  buildServer: (calledTool?: string) => McpServer,
-  requestId: string,
-  inspect?: (parsedBody: unknown) => void,
-): Promise<Response> {
+export async function readMcpRequest(request: Request): Promise<McpRequest | Response> {
   let parsedBody: unknown;
-  let calledTool: string | undefined;
   if (request.method === "POST" && request.body !== null && isJsonContentType(request.headers.get("content-type"))) {
     let text: string;
     try {
@@ -72,13 +68,20 @@ export async function serveMcpRequest(
       parsedBody = undefined;
     }
     if (parsedBody === undefined) request = new Request(request.url, { method: request.method, headers: request.headers, body: text });
-    else inspect?.(parsedBody);
-    calledTool = calledToolOf(parsedBody);
   }
-  const handler = createMcpHandler(() => buildServer(calledTool), {
+  return { request, parsedBody, calledTool: calledToolOf(parsedBody) };
+}
+
+/**
+ * Serves one MCP POST: a new handler, and through it a new server and transport, for this request
+ * only. 2026-07-28 requests are served statelessly by the SDK's modern path; 2025-era ones by its
+ * stateless fallback (JSON or SSE answers, no sessions).
+ */
+export function serveMcpRequest(mcp: McpRequest, buildServer: () => McpServer, requestId: string): Promise<Response> {
+  const handler = createMcpHandler(buildServer, {
     onerror: (error) => console.error(`[${requestId}] MCP request failed:`, error.message),
   });
-  return handler.fetch(request, parsedBody === undefined ? undefined : { parsedBody });
+  return handler.fetch(mcp.request, mcp.parsedBody === undefined ? undefined : { parsedBody: mcp.parsedBody });
 }
 
 /** A JSON-RPC error answer as the SDK writes its own (id null: the message was never read). */

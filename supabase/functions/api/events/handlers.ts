@@ -1,129 +1,14 @@
-import type { RouteHandler } from "@hono/zod-openapi";
-import type { z } from "@hono/zod-openapi";
-import { scopeOf } from "../../_shared/auth/principal.ts";
-import type { Tx } from "../../_shared/db/database.ts";
-import { createRouter } from "../../_shared/http/app.ts";
-import type { AppEnv } from "../../_shared/http/context.ts";
-import { ApiError, renameConflict } from "../../_shared/http/errors.ts";
-import { jsonBody } from "../../_shared/http/json-body.ts";
-import { containsPattern, cursorValue, type PageEnvelope, pageClauses, pagingOf, toJsonPage } from "../../_shared/http/listing.ts";
+// REST for events: each route runs its operation (_shared/events/operations.ts) as the caller.
+import { endpoint, routerOf } from "../../_shared/http/endpoint.ts";
+import * as events from "../../_shared/events/operations.ts";
 import * as routes from "./routes.ts";
 
-type Event = z.infer<typeof routes.EventSchema>;
-type CreateEvent = z.infer<typeof routes.CreateEventSchema>;
-type UpdateEvent = z.infer<typeof routes.UpdateEventSchema>;
+export const eventsEndpoints = [
+  endpoint(routes.listEvents, events.listEvents, ({ query }) => query),
+  endpoint(routes.createEvent, events.createEvent, ({ json }) => json),
+  endpoint(routes.getEvent, events.getEvent, ({ param }) => param),
+  endpoint(routes.updateEvent, events.updateEvent, ({ param, json }) => ({ eventId: param.eventId, changes: json })),
+  endpoint(routes.deleteEvent, events.deleteEvent, ({ param }) => param),
+];
 
-/** An event as JSON text, built by community.event_json (the shape of routes.EventSchema). */
-interface EventJsonRow {
-  item: string;
-}
-
-/**
- * The select-list item that returns a row as an EventJsonRow: `e` where the query aliases the table,
- * `events` in INSERT/UPDATE ... RETURNING (postgres.js's column helpers need the table unaliased),
- * `page.e` for the whole-row column of a page subquery.
- */
-const eventJson = (row: "e" | "events" | "page.e") => `community.event_json(${row})::text as item`;
-
-/** Column values of the writable fields that are present in `input`. */
-function eventColumns(tx: Tx, input: Partial<CreateEvent>): Record<string, unknown> {
-  const columns: Record<string, unknown> = {};
-  if (input.name !== undefined) columns.name = input.name;
-  if (input.slug !== undefined) columns.slug = input.slug;
-  if (input.description !== undefined) columns.description = input.description;
-  if (input.startsAt !== undefined) columns.starts_at = input.startsAt;
-  if (input.endsAt !== undefined) columns.ends_at = input.endsAt;
-  if (input.timeZone !== undefined) columns.time_zone = input.timeZone;
-  if (input.visibility !== undefined) columns.visibility = input.visibility;
-  if (input.status !== undefined) columns.status = input.status;
-  if (input.accessRules !== undefined) columns.access_rules = tx.json(input.accessRules);
-  if (input.venue !== undefined) {
-    columns.venue_name = input.venue?.name ?? null;
-    columns.venue_address = input.venue ? tx.json(input.venue.address) : null;
-    columns.venue_lat = input.venue?.coordinates?.lat ?? null;
-    columns.venue_lng = input.venue?.coordinates?.lng ?? null;
-  }
-  return columns;
-}
-
-const slugTaken = (error: unknown) =>
-  renameConflict(error, "events_owner_slug_key", "slug_taken", "You already have an event with this slug; choose another `slug`.");
-
-/** After a write matched no row: 404 when the caller cannot see the event, 403 when it is someone else's. */
-async function explainMissedWrite(tx: Tx, eventId: string): Promise<never> {
-  const [visible] = await tx`select 1 from community.events where id = ${eventId}`;
-  if (visible) throw new ApiError(403, "not_event_owner", "Only the event's owner may change or delete it.");
-  throw new ApiError(404, "not_found", "No event with this id is visible to you.");
-}
-
-export const listEvents: RouteHandler<typeof routes.listEvents, AppEnv> = async (c) => {
-  const query = c.req.valid("query");
-  const paging = pagingOf(query);
-  const rows = await c.get("db").statement(scopeOf(c.get("principal")), (tx) => {
-    const { after, orderAndLimit } = pageClauses(tx, "e", paging);
-    // The JSON is built outside the page's subquery, so the rows an OFFSET skips are never serialised.
-    return tx<(EventJsonRow & { id: string; cursor_value: string })[]>`
-      select ${tx.unsafe(eventJson("page.e"))}, page.id, page.cursor_value
-      from (
-        select e, e.id, ${cursorValue(tx, "e", paging)}
-        from community.events e
-        where (e.visibility <> 'unlisted' or e.owner_id = (select core.current_user_id()))
-          ${query.scope === "mine" ? tx`and e.owner_id = (select core.current_user_id())` : tx``}
-          ${query.status ? tx`and e.status = ${query.status}` : tx``}
-          ${query.search ? tx`and e.id in (select community.search_event_ids(${containsPattern(query.search)}))` : tx``}
-          ${after}
-        ${orderAndLimit}
-      ) page`;
-  }, { genericPlan: true });
-  return jsonBody<PageEnvelope<Event>, 200>(c, toJsonPage(rows, paging), 200);
-};
-
-export const createEvent: RouteHandler<typeof routes.createEvent, AppEnv> = async (c) => {
-  const input = c.req.valid("json");
-  // owner_id defaults to the caller (core.current_user_id()); without a slug, the database derives a
-  // free one from the name (community.derive_slug).
-  const [row] = await c.get("db").statement(scopeOf(c.get("principal")), (tx) => tx<EventJsonRow[]>`
-    insert into community.events ${tx(eventColumns(tx, input))}
-    returning ${tx.unsafe(eventJson("events"))}`).catch((error) => {
-    throw slugTaken(error);
-  });
-  return jsonBody<Event, 201>(c, row!.item, 201);
-};
-
-export const getEvent: RouteHandler<typeof routes.getEvent, AppEnv> = async (c) => {
-  const { eventId } = c.req.valid("param");
-  const [row] = await c.get("db").statement(scopeOf(c.get("principal")), (tx) => tx<EventJsonRow[]>`
-    select ${tx.unsafe(eventJson("e"))} from community.events e where e.id = ${eventId}`);
-  if (!row) throw new ApiError(404, "not_found", "No event with this id is visible to you.");
-  return jsonBody<Event, 200>(c, row.item, 200);
-};
-
-export const updateEvent: RouteHandler<typeof routes.updateEvent, AppEnv> = async (c) => {
-  const { eventId } = c.req.valid("param");
-  const input: UpdateEvent = c.req.valid("json");
-  const row = await c.get("db").transaction(scopeOf(c.get("principal")), async (tx) => {
-    const [updated] = await tx<EventJsonRow[]>`
-      update community.events set ${tx(eventColumns(tx, input))} where id = ${eventId}
-      returning ${tx.unsafe(eventJson("events"))}`;
-    return updated ?? explainMissedWrite(tx, eventId);
-  }).catch((error) => {
-    throw slugTaken(error);
-  });
-  return jsonBody<Event, 200>(c, row.item, 200);
-};
-
-export const deleteEvent: RouteHandler<typeof routes.deleteEvent, AppEnv> = async (c) => {
-  const { eventId } = c.req.valid("param");
-  await c.get("db").transaction(scopeOf(c.get("principal")), async (tx) => {
-    const deleted = await tx`delete from community.events where id = ${eventId} returning id`;
-    if (deleted.length === 0) await explainMissedWrite(tx, eventId);
-  });
-  return c.body(null, 204);
-};
-
-export const eventsRouter = createRouter()
-  .openapi(routes.listEvents, listEvents)
-  .openapi(routes.createEvent, createEvent)
-  .openapi(routes.getEvent, getEvent)
-  .openapi(routes.updateEvent, updateEvent)
-  .openapi(routes.deleteEvent, deleteEvent);
+export const eventsRouter = routerOf(eventsEndpoints);

@@ -3,7 +3,7 @@ import { requireApiKey } from "../../_shared/auth/middleware.ts";
 import { errorResponses } from "../../_shared/http/errors.ts";
 import { listQuerySchema, pageSchema } from "../../_shared/http/listing.ts";
 import { apiKeySecurity, jsonContent, ObjectId } from "../../_shared/http/openapi.ts";
-import { Slug, Status } from "../events/routes.ts";
+import { Slug, Status } from "../../_shared/events/schemas.ts";
 
 export const HubType = z.enum(["group", "nftCollection"]);
 const timestamp = z.string().openapi({ format: "date-time" });

@@ -28,6 +28,7 @@ export function toCryptoAddress(row: CryptoAddressRow) {
 
 export const getSession: Handler<typeof routes.getSession> = async (c) => {
   const principal = c.get("principal");
+  if (principal.kind === "anonymous") throw new Error("getSession runs after requireApiKey");
   const id = principal.kind === "api_key" ? await c.get("db").apiKeyOwner(principal.scope) : principal.userId;
   return c.json({ user: { id } }, 200);
 };

@@ -1,7 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { requireApiKey } from "../../_shared/auth/middleware.ts";
 import { ErrorBodySchema, errorResponses } from "../../_shared/http/errors.ts";
-import { AddressSchema } from "../events/routes.ts";
+import { AddressSchema } from "../../_shared/events/schemas.ts";
 import { apiKeySecurity, jsonContent } from "../../_shared/http/openapi.ts";
 import { type RefusedParameter, refuseUnknownParameters } from "../../_shared/http/unknown-parameters.ts";
 

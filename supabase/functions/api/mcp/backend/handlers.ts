@@ -1,14 +1,16 @@
 // POST /mcp/backend (also /api/mcp/backend, which is /functions/v1/api/mcp/backend on Supabase's
 // path): the MCP endpoint for trusted backends. x-api-key only, with the same keys and permissions
-// as REST; each tool calls its REST route in-process as the caller's key. Not in the OpenAPI document
-// (it speaks JSON-RPC, not REST); README "MCP endpoints" describes it.
+// as REST; each tool runs its operation as the key's owner. Not in the OpenAPI document (it speaks
+// JSON-RPC, not REST); README "MCP endpoints" describes it.
 import { requireApiKey } from "../../../_shared/auth/middleware.ts";
 import { createRouter } from "../../../_shared/http/app.ts";
 import { takeRateLimit } from "../../../_shared/mcp/audit.ts";
-import { callRoute, type InProcessApp } from "../../../_shared/mcp/call-route.ts";
-import { buildToolServer, type ToolSession } from "../../../_shared/mcp/tools.ts";
-import { mcpRequestChecks, serveMcpRequest } from "../../../_shared/mcp/transport.ts";
-import { backendImplementations } from "./implementations.ts";
+import { McpCall } from "../../../_shared/mcp/call.ts";
+import { buildToolServer, runsInCallTransaction } from "../../../_shared/mcp/tools.ts";
+import { mcpRequestChecks, readMcpRequest, serveMcpRequest } from "../../../_shared/mcp/transport.ts";
+import { contextFor } from "../../../_shared/operations/operation.ts";
+import type { InProcessApp } from "../../../_shared/mcp/call-route.ts";
+import { useLegacyApp } from "../legacy-route.ts";
 import { backendTools } from "./tools.ts";
 
 export const BACKEND_MCP_PATHS = ["/mcp/backend", "/api/mcp/backend"] as const;
@@ -23,31 +25,35 @@ const SERVER_INFO = {
 };
 
 /**
- * The endpoint's router. `app` is the app it is mounted on: tools call its REST routes in-process.
- * Browsers are refused (any Origin: 403 origin_not_allowed): the endpoint is for servers, and some of
- * its operations (usage/record) must never be reachable from a page.
+ * The endpoint's router. Browsers are refused (any Origin: 403 origin_not_allowed): the endpoint is
+ * for servers, and some of its operations (usage/record) must never be reachable from a page.
+ * A tools/call runs in one transaction: the key's scope and its per-minute rate limit
+ * (core.mcp_take_rate_limit), the operation and the record of the call. Any other request takes the
+ * rate limit in a statement of its own first.
  */
 export function mcpBackendRouter(app: InProcessApp) {
+  useLegacyApp(app);
   const router = createRouter();
-  const implementations = backendImplementations(app);
   for (const path of BACKEND_MCP_PATHS) {
     router.post(path, mcpRequestChecks([]), requireApiKey, async (c) => {
       const principal = c.get("principal");
       if (principal.kind !== "api_key") throw new Error("requireApiKey let another principal through");
+      const { scope } = principal;
       const db = c.get("db");
-      const requestId = c.get("requestId");
-      // Per key and minute (mcp.take_rate_limit); this also checks the key in the database.
-      await takeRateLimit(db, principal.scope, "backend", c.get("config").MCP_RATE_LIMIT_PER_MINUTE);
-      const apiKey = c.req.header("x-api-key")!;
-      const origin = c.req.header("origin");
-      const session: ToolSession = {
-        endpoint: "backend",
-        db,
-        scope: principal.scope,
-        requestId,
-        context: { requestId, route: (call) => callRoute(app, { apiKey }, call, { requestId, origin }) },
-      };
-      return serveMcpRequest(c.req.raw, (calledTool) => buildToolServer(SERVER_INFO, backendTools, implementations, session, calledTool), requestId);
+      const config = c.get("config");
+      const limit = config.MCP_RATE_LIMIT_PER_MINUTE;
+      const mcp = await readMcpRequest(c.req.raw);
+      if (mcp instanceof Response) return mcp;
+      let call: McpCall | undefined;
+      if (mcp.calledTool !== undefined && runsInCallTransaction(backendTools[mcp.calledTool as keyof typeof backendTools])) {
+        call = new McpCall(await db.open(scope, (tx) => tx`
+          select core.mcp_take_rate_limit(${scope.keyHash}, ${scope.requiredPermissions}::text[], 'backend', ${limit}::integer) as owner_id`));
+      } else {
+        await takeRateLimit(db, scope, "backend", limit);
+      }
+      const session = { endpoint: "backend" as const, context: contextFor({ db, config }, principal, c.get("requestId")), scope, call };
+      const response = await serveMcpRequest(mcp, () => buildToolServer(SERVER_INFO, backendTools, session, mcp.calledTool), c.get("requestId"));
+      return call ? call.settle(response) : response;
     });
   }
   return router;

@@ -3,11 +3,15 @@
 // whose request schema is also the tool's input (or a field of it) and whose response schema is its
 // output, so structuredContent is exactly what REST answers.
 import { z } from "zod";
-import type { ToolAnnotations, ToolDefinition } from "../../../_shared/mcp/tools.ts";
+import { define, type ToolAnnotations } from "../../../_shared/mcp/tools.ts";
+import { encodeContractCall } from "../../../_shared/chain/encode-call.ts";
+import * as events from "../../../_shared/events/operations.ts";
+import { EventListQuery } from "../../../_shared/events/schemas.ts";
+import { legacy } from "./legacy-operations.ts";
 import { pageSchema } from "../../../_shared/http/listing.ts";
 import { ObjectId } from "../../../_shared/http/openapi.ts";
 import { ProfileSchema } from "../../identity/routes.ts";
-import { CreateEventSchema, EventSchema, Status, UpdateEventSchema } from "../../events/routes.ts";
+import { CreateEventSchema, EventSchema, Status, UpdateEventSchema } from "../../../_shared/events/schemas.ts";
 import { CreateHubSchema, HubSchema, HubType, UpdateHubSchema } from "../../hubs/routes.ts";
 import { VenueSuggestionSchema } from "../../venues/routes.ts";
 import { CollectionSchema, RegisterCollectionSchema } from "../../collections/routes.ts";
@@ -26,7 +30,6 @@ const REPLACE: ToolAnnotations = { readOnlyHint: false, destructiveHint: true, i
 const DELETE: ToolAnnotations = { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false };
 const onChain = (annotations: ToolAnnotations): ToolAnnotations => ({ ...annotations, openWorldHint: true });
 
-export const define = <I extends z.ZodObject, O extends z.ZodType>(definition: ToolDefinition<I, O>) => definition;
 
 /** The paging parameters of SPEC 4.2 (take, page or cursor, sort, order) as tool arguments. */
 export const paging = {
@@ -59,7 +62,7 @@ export const OperationSchema = z.object({
 
 const operations = {
   list_operations: define({
-    name: "list_operations",
+    name: "list_operations", operation: legacy.list_operations,
     title: "List API operations",
     description: "Every v3 operation an API key can call (from the served OpenAPI document, GET /api/v3/openapi), " +
       "with the operationId that call_api takes. Read the OpenAPI document for request and response schemas.",
@@ -68,7 +71,7 @@ const operations = {
     annotations: READ,
   }),
   call_api: define({
-    name: "call_api",
+    name: "call_api", operation: legacy.call_api,
     title: "Call an API operation",
     description: "Calls one v3 operation (see list_operations) as your API key, with the same validation, permissions and " +
       "errors as REST: `pathParameters` fill the path's {placeholders}, `query` becomes the query string, `body` the JSON body. " +
@@ -88,58 +91,58 @@ const operations = {
 
 const community = {
   get_me: define({
-    name: "get_me", title: "Your profile", description: "The profile of the API key's owner (GET /api/v3/me).",
+    name: "get_me", operation: legacy.get_me, title: "Your profile", description: "The profile of the API key's owner (GET /api/v3/me).",
     input: z.object({}).strict(), output: ProfileSchema, annotations: READ,
   }),
   list_events: define({
-    name: "list_events", title: "List events",
+    name: "list_events", operation: events.listEvents, title: "List events",
     description: "Events visible to you, a page at a time (GET /api/v3/events). scope=mine: the events you own.",
-    input: z.object({ ...listing, status: Status.optional(), scope: z.enum(["all", "mine"]).optional() }).strict(),
+    input: EventListQuery,
     output: pageSchema(EventSchema, "EventPage"), annotations: READ,
   }),
   get_event: define({
-    name: "get_event", title: "Read an event", description: "One event you may see (GET /api/v3/events/{eventId}).",
+    name: "get_event", operation: events.getEvent, title: "Read an event", description: "One event you may see (GET /api/v3/events/{eventId}).",
     input: z.object({ eventId: ObjectId }).strict(), output: EventSchema, annotations: READ,
   }),
   create_event: define({
-    name: "create_event", title: "Create an event",
+    name: "create_event", operation: events.createEvent, title: "Create an event",
     description: "Creates an event with venue, visibility and NFT access rules (POST /api/v3/events). The arguments are the REST body.",
     input: CreateEventSchema, output: EventSchema, annotations: ADD,
   }),
   update_event: define({
-    name: "update_event", title: "Change an event",
+    name: "update_event", operation: events.updateEvent, title: "Change an event",
     description: "Changes the fields given in `changes` of one of your events (PATCH /api/v3/events/{eventId}).",
     input: z.object({ eventId: ObjectId, changes: UpdateEventSchema }).strict(), output: EventSchema, annotations: REPLACE,
   }),
   delete_event: define({
-    name: "delete_event", title: "Delete an event", description: "Deletes one of your events (DELETE /api/v3/events/{eventId}).",
+    name: "delete_event", operation: events.deleteEvent, title: "Delete an event", description: "Deletes one of your events (DELETE /api/v3/events/{eventId}).",
     input: z.object({ eventId: ObjectId }).strict(), output: Deleted, annotations: DELETE,
   }),
   list_hubs: define({
-    name: "list_hubs", title: "List hubs",
+    name: "list_hubs", operation: legacy.list_hubs, title: "List hubs",
     description: "Hubs visible to you (GET /api/v3/hubs): scope=mine (owned or joined) or discover (public hubs you have not joined).",
     input: z.object({ ...listing, hubType: HubType.optional(), status: Status.optional(), scope: z.enum(["all", "mine", "discover"]).optional() }).strict(),
     output: pageSchema(HubSchema, "HubPage"), annotations: READ,
   }),
   get_hub: define({
-    name: "get_hub", title: "Read a hub", description: "One hub you may see (GET /api/v3/hubs/{hubId}).",
+    name: "get_hub", operation: legacy.get_hub, title: "Read a hub", description: "One hub you may see (GET /api/v3/hubs/{hubId}).",
     input: z.object({ hubId: ObjectId }).strict(), output: HubSchema, annotations: READ,
   }),
   create_hub: define({
-    name: "create_hub", title: "Create a hub", description: "Creates a group or NFT-collection hub (POST /api/v3/hubs). The arguments are the REST body.",
+    name: "create_hub", operation: legacy.create_hub, title: "Create a hub", description: "Creates a group or NFT-collection hub (POST /api/v3/hubs). The arguments are the REST body.",
     input: CreateHubSchema, output: HubSchema, annotations: ADD,
   }),
   update_hub: define({
-    name: "update_hub", title: "Change a hub",
+    name: "update_hub", operation: legacy.update_hub, title: "Change a hub",
     description: "Changes one of your hubs (PUT /api/v3/hubs/{hubId}); `changes.connectEventIds` connects events (additive).",
     input: z.object({ hubId: ObjectId, changes: UpdateHubSchema }).strict(), output: HubSchema, annotations: REPLACE,
   }),
   delete_hub: define({
-    name: "delete_hub", title: "Delete a hub", description: "Deletes one of your hubs (DELETE /api/v3/hubs/{hubId}).",
+    name: "delete_hub", operation: legacy.delete_hub, title: "Delete a hub", description: "Deletes one of your hubs (DELETE /api/v3/hubs/{hubId}).",
     input: z.object({ hubId: ObjectId }).strict(), output: Deleted, annotations: DELETE,
   }),
   search_venues: define({
-    name: "search_venues", title: "Find a venue",
+    name: "search_venues", operation: legacy.search_venues, title: "Find a venue",
     description: "Venue suggestions with coordinates for typed text (GET /api/v3/adresses/autocomplete).",
     input: z.object({ q: z.string().min(1).max(200), take: z.number().int().min(1).max(20).optional() }).strict(),
     output: z.object({ items: z.array(VenueSuggestionSchema) }), annotations: { ...READ, openWorldHint: true },
@@ -150,36 +153,36 @@ const community = {
 
 const checkout = {
   register_nft_collection: define({
-    name: "register_nft_collection", title: "Register an NFT collection",
+    name: "register_nft_collection", operation: legacy.register_nft_collection, title: "Register an NFT collection",
     description: "Registers a deployed EVM collection you own on-chain for checkout (POST /api/v3/nft-collection). The arguments are the REST body.",
     input: RegisterCollectionSchema, output: CollectionSchema, annotations: onChain(ADD),
   }),
   list_nft_collections: define({
-    name: "list_nft_collections", title: "List your NFT collections", description: "Your registered collections (GET /api/v3/nft-collection).",
+    name: "list_nft_collections", operation: legacy.list_nft_collections, title: "List your NFT collections", description: "Your registered collections (GET /api/v3/nft-collection).",
     input: z.object({}).strict(), output: z.object({ items: z.array(CollectionSchema) }), annotations: READ,
   }),
   get_nft_collection: define({
-    name: "get_nft_collection", title: "Read an NFT collection", description: "One of your collections (GET /api/v3/nft-collection/{collectionId}).",
+    name: "get_nft_collection", operation: legacy.get_nft_collection, title: "Read an NFT collection", description: "One of your collections (GET /api/v3/nft-collection/{collectionId}).",
     input: z.object({ collectionId: ObjectId }).strict(), output: CollectionSchema, annotations: READ,
   }),
   create_checkout_session: define({
-    name: "create_checkout_session", title: "Create a checkout session",
+    name: "create_checkout_session", operation: legacy.create_checkout_session, title: "Create a checkout session",
     description: "A checkout for one store order (POST /api/v3/checkout/sessions, permission checkout:create). Idempotent per " +
       "externalOrderId; other data for a used one: 409 idempotency_conflict. The answer carries the client and webhook secrets.",
     input: CreateCheckoutSessionSchema, output: CheckoutSessionSchema, annotations: { ...ADD, idempotentHint: true },
   }),
   get_checkout_session: define({
-    name: "get_checkout_session", title: "Read a checkout session",
+    name: "get_checkout_session", operation: legacy.get_checkout_session, title: "Read a checkout session",
     description: "The client-safe session (GET /api/v3/checkout/sessions/{checkoutId} with X-Checkout-Client-Secret); a wrong secret answers 404.",
     input: z.object({ checkoutId: ObjectId, clientSecret }).strict(), output: ClientCheckoutSessionSchema, annotations: READ,
   }),
   retry_checkout_webhook: define({
-    name: "retry_checkout_webhook", title: "Send the checkout webhook again",
+    name: "retry_checkout_webhook", operation: legacy.retry_checkout_webhook, title: "Send the checkout webhook again",
     description: "Queues another delivery of checkout.completed (POST .../webhook/retry, permission checkout:retry); 409 unless COMPLETED.",
     input: z.object({ checkoutId: ObjectId }).strict(), output: WebhookDeliverySchema, annotations: onChain({ ...ADD, idempotentHint: true }),
   }),
   list_checkout_webhook_deliveries: define({
-    name: "list_checkout_webhook_deliveries", title: "Webhook delivery log",
+    name: "list_checkout_webhook_deliveries", operation: legacy.list_checkout_webhook_deliveries, title: "Webhook delivery log",
     description: "Every delivery of a checkout's webhook with its attempts (GET .../webhook/deliveries).",
     input: z.object({ checkoutId: ObjectId }).strict(),
     output: z.object({ items: z.array(WebhookDeliverySchema.extend({ attempts: z.array(WebhookAttemptSchema) })) }), annotations: READ,
@@ -192,14 +195,14 @@ const Hex = z.string().regex(/^0x([0-9a-fA-F]{2})*$/);
 
 const transactions = {
   build_checkout_payment: define({
-    name: "build_checkout_payment", title: "Build a checkout's payment transactions",
+    name: "build_checkout_payment", operation: legacy.build_checkout_payment, title: "Build a checkout's payment transactions",
     description: "The transactions a payer signs for a checkout (POST .../payments with the client secret): an ERC-20 approval " +
       "first when needed, then the mint (with the service's voucher for dynamic prices). Records a payment attempt.",
     input: z.object({ checkoutId: ObjectId, clientSecret, payment: PreparePaymentSchema }).strict(),
     output: PreparedPaymentSchema, annotations: onChain(ADD),
   }),
   encode_contract_call: define({
-    name: "encode_contract_call", title: "Encode a contract call",
+    name: "encode_contract_call", operation: encodeContractCall, title: "Encode a contract call",
     description: "ABI-encodes a call from a human-readable signature, e.g. `function mint(address to, bytes32 ref)` and its " +
       "arguments (uint values as decimal strings): the callData for sponsorship_check or a relay. Computes only; sends nothing.",
     input: z.object({
@@ -210,7 +213,7 @@ const transactions = {
     annotations: READ,
   }),
   confirm_checkout_payment: define({
-    name: "confirm_checkout_payment", title: "Verify a checkout's payment receipt",
+    name: "confirm_checkout_payment", operation: legacy.confirm_checkout_payment, title: "Verify a checkout's payment receipt",
     description: "Verifies the paying transaction's receipt on-chain and completes the checkout (POST .../confirm): COMPLETED, " +
       "pending while not confirmed, or the receipt's refusal code.",
     input: z.object({ checkoutId: ObjectId, clientSecret, txHash: z.string().regex(/^0x[0-9a-fA-F]{64}$/) }).strict(),
@@ -218,32 +221,32 @@ const transactions = {
     annotations: onChain({ ...ADD, idempotentHint: true }),
   }),
   get_sponsorship_balance: define({
-    name: "get_sponsorship_balance", title: "A sponsor's balance",
+    name: "get_sponsorship_balance", operation: legacy.get_sponsorship_balance, title: "A sponsor's balance",
     description: "Deposited, spent, held and available wei of one of your sponsor wallets (GET /api/v3/sponsorship/balance).",
     input: Sponsor, output: BalanceSchema, annotations: READ,
   }),
   sponsorship_check: define({
-    name: "sponsorship_check", title: "Check sponsorship eligibility",
+    name: "sponsorship_check", operation: legacy.sponsorship_check, title: "Check sponsorship eligibility",
     description: "Whether a sponsor pays for a call; when eligible, holds maxCostWei for 120 s (POST /api/v3/sponsorship/check).",
     input: CheckSchema, output: CheckResultSchema, annotations: ADD,
   }),
   sponsorship_complete: define({
-    name: "sponsorship_complete", title: "Complete a sponsored transaction",
+    name: "sponsorship_complete", operation: legacy.sponsorship_complete, title: "Complete a sponsored transaction",
     description: "Charges a verified sponsored transaction after verifying it on-chain (POST /api/v3/sponsorship/provider/complete).",
     input: CompleteSchema, output: z.union([CompleteResultSchema, PendingSchema]), annotations: onChain({ ...ADD, idempotentHint: true }),
   }),
   sponsorship_cancel: define({
-    name: "sponsorship_cancel", title: "Cancel a sponsorship reservation",
+    name: "sponsorship_cancel", operation: legacy.sponsorship_cancel, title: "Cancel a sponsorship reservation",
     description: "Releases a reservation the provider denied before broadcast (POST /api/v3/sponsorship/provider/cancel).",
     input: CancelSchema, output: z.object({ reservationId: ObjectId, releasedWei: z.string() }), annotations: { ...DELETE, idempotentHint: false },
   }),
   record_sponsorship_deposit: define({
-    name: "record_sponsorship_deposit", title: "Record a sponsor deposit",
+    name: "record_sponsorship_deposit", operation: legacy.record_sponsorship_deposit, title: "Record a sponsor deposit",
     description: "Records a deposit after verifying it on-chain (POST /api/v3/sponsorship/deposits/record).",
     input: RecordDepositSchema, output: z.union([DepositSchema, PendingSchema]), annotations: onChain({ ...ADD, idempotentHint: true }),
   }),
   record_sponsorship_usage: define({
-    name: "record_sponsorship_usage", title: "Record sponsored usage",
+    name: "record_sponsorship_usage", operation: legacy.record_sponsorship_usage, title: "Record sponsored usage",
     description: "Records usage against a sponsor, for trusted servers (POST /api/v3/sponsorship/usage/record, permission sponsorship:write).",
     input: RecordUsageSchema, output: UsageSchema, annotations: { ...ADD, idempotentHint: true },
   }),

@@ -2,17 +2,18 @@
 // also checks revocation and takes the per-grant rate limit), tools filtered by the grant's scopes.
 // A call of a tool the grant does not cover is refused before the MCP layer with 403
 // insufficient_scope naming every scope the tool needs, so the client can ask the person for more
-// (RFC 6750 3.1). Tools run through the MCP core (buildToolServer: audited, REST routes in-process
-// as the person); a new server per request. Not in the OpenAPI document (JSON-RPC, not REST).
+// (RFC 6750 3.1). A tools/call runs in one transaction as the person: the operation and the record
+// of the call commit together. A new server per request. Not in the OpenAPI document (JSON-RPC).
 import { insufficientScope, requireMcpAccessToken } from "../../../_shared/auth/mcp-oauth.ts";
 import { scopeOf } from "../../../_shared/auth/principal.ts";
 import type { Config } from "../../../_shared/config.ts";
 import { createRouter } from "../../../_shared/http/app.ts";
 import { ApiError } from "../../../_shared/http/errors.ts";
-import { callRoute, type InProcessApp } from "../../../_shared/mcp/call-route.ts";
-import { buildToolServer, type ToolSession } from "../../../_shared/mcp/tools.ts";
-import { calledToolOf, mcpRequestChecks, serveMcpRequest } from "../../../_shared/mcp/transport.ts";
-import { allowsTool, isPublicTool, PUBLIC_TOOL_SCOPES, publicImplementations, scopeRuleText, toolsFor } from "./tools.ts";
+import { McpCall } from "../../../_shared/mcp/call.ts";
+import { buildToolServer, runsInCallTransaction } from "../../../_shared/mcp/tools.ts";
+import { calledToolOf, mcpRequestChecks, readMcpRequest, serveMcpRequest } from "../../../_shared/mcp/transport.ts";
+import { contextFor } from "../../../_shared/operations/operation.ts";
+import { allowsTool, isPublicTool, PUBLIC_TOOL_SCOPES, publicTools, scopeRuleText, toolsFor } from "./tools.ts";
 
 const SERVER_INFO = {
   name: "eventhub-public",
@@ -33,31 +34,29 @@ function refuseMissingScopes(config: Config, granted: readonly string[], message
   }
 }
 
-export function publicMcpRouter(app: InProcessApp) {
-  const router = createRouter();
-  const implementations = publicImplementations(app);
-  router.post("/mcp", async (c, next) => {
-    // Browsers only from an exact allowed origin (CORS_ALLOWED_ORIGINS; "*" allows none here).
-    return mcpRequestChecks(c.get("config").CORS_ALLOWED_ORIGINS.filter((o) => o !== "*"))(c, next);
-  }, requireMcpAccessToken, async (c) => {
-    const principal = c.get("principal");
-    if (principal.kind !== "oauth") throw new ApiError(401, "missing_access_token", "Send an OAuth access token.");
-    const requestId = c.get("requestId");
-    const origin = c.req.header("origin");
-    const session: ToolSession = {
-      endpoint: "public",
-      db: c.get("db"),
-      scope: scopeOf(principal),
-      requestId,
-      oauth: { clientId: principal.clientId, grantId: principal.grantId, scopes: principal.scopes },
-      context: { requestId, route: (call) => callRoute(app, { principal }, call, { requestId, origin }) },
-    };
-    return serveMcpRequest(
-      c.req.raw,
-      (calledTool) => buildToolServer(SERVER_INFO, toolsFor(principal.scopes) as never, implementations as never, session, calledTool),
-      requestId,
-      (message) => refuseMissingScopes(c.get("config"), principal.scopes, message),
-    );
-  });
-  return router;
-}
+export const publicMcpRouter = createRouter();
+publicMcpRouter.post("/mcp", async (c, next) => {
+  // Browsers only from an exact allowed origin (CORS_ALLOWED_ORIGINS; "*" allows none here).
+  return mcpRequestChecks(c.get("config").CORS_ALLOWED_ORIGINS.filter((o) => o !== "*"))(c, next);
+}, requireMcpAccessToken, async (c) => {
+  const principal = c.get("principal");
+  if (principal.kind !== "oauth") throw new ApiError(401, "missing_access_token", "Send an OAuth access token.");
+  const config = c.get("config");
+  const db = c.get("db");
+  const mcp = await readMcpRequest(c.req.raw);
+  if (mcp instanceof Response) return mcp;
+  if (mcp.parsedBody !== undefined) refuseMissingScopes(config, principal.scopes, mcp.parsedBody);
+  const scope = scopeOf(principal);
+  const tools = toolsFor(principal.scopes);
+  const called = mcp.calledTool !== undefined && isPublicTool(mcp.calledTool) ? publicTools[mcp.calledTool] : undefined;
+  const call = runsInCallTransaction(called) ? new McpCall(await db.open(scope)) : undefined;
+  const session = {
+    endpoint: "public" as const,
+    context: contextFor({ db, config }, principal, c.get("requestId"), scope),
+    scope,
+    call,
+    oauth: { clientId: principal.clientId, grantId: principal.grantId, scopes: principal.scopes },
+  };
+  const response = await serveMcpRequest(mcp, () => buildToolServer(SERVER_INFO, tools, session, mcp.calledTool), c.get("requestId"));
+  return call ? call.settle(response) : response;
+});

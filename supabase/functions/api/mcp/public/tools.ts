@@ -1,20 +1,18 @@
-// The public MCP endpoint's tools and the scopes each needs. Each is a thin adapter over one REST
-// route called in-process as the person behind the OAuth grant (callRoute with the OAuth principal):
-// REST's validation, SQL functions and RLS decide, so a tool answers exactly what REST answers that
-// person. Most definitions and implementations are the MCP core's (api/mcp/backend); the ones only a
-// person's assistant needs are here. A tool is listed, and callable, only when the grant holds every
-// scope it needs.
+// The public MCP endpoint's tools. Each runs its operation as the person behind the OAuth grant, so
+// RLS and the operation's rules decide, exactly as for REST. Most definitions are the backend's
+// (api/mcp/backend); the ones only a person's assistant needs are here. A tool is listed, and
+// callable, only when the grant holds the scopes its operation declares.
 //
 // Nothing here moves money, signs or links a wallet or changes sponsorship settings: those tools
 // (request_*) create a confirmation link (api/confirmations) that the person approves with their
 // wallet in a browser, and get_confirmation_status polls it.
 import { z } from "zod";
-import { pathWith, type InProcessApp, type RouteCall } from "../../../_shared/mcp/call-route.ts";
-import type { ToolAnnotations, ToolContext, ToolDefinition, ToolImplementations } from "../../../_shared/mcp/tools.ts";
+import { define, type ToolAnnotations, type ToolDefinition } from "../../../_shared/mcp/tools.ts";
+import { scopesAllow } from "../../../_shared/operations/operation.ts";
 import { pageSchema } from "../../../_shared/http/listing.ts";
 import { ObjectId } from "../../../_shared/http/openapi.ts";
-import { backendImplementations } from "../backend/implementations.ts";
-import { backendTools, define, Deleted, paging, READ } from "../backend/tools.ts";
+import { backendTools, Deleted, paging, READ } from "../backend/tools.ts";
+import { legacy } from "../backend/legacy-operations.ts";
 import { CryptoAddressSchema } from "../../identity/routes.ts";
 import { HubSchema } from "../../hubs/routes.ts";
 import { DepositSchema, SaveSettingsSchema, SettingsSchema, SponsorQuery, UsageSchema } from "../../sponsorship/routes.ts";
@@ -48,42 +46,42 @@ const CreatedConfirmationSchema = ConfirmationSchema.extend({
 
 const publicOnly = {
   join_hub: define({
-    name: "join_hub", title: "Join a hub",
+    name: "join_hub", operation: legacy.join_hub, title: "Join a hub",
     description: "Joins a published public hub (POST /api/v3/hubs/{hubId}/members); joining again changes nothing.",
     input: z.object({ hubId: ObjectId }).strict(), output: HubSchema, annotations: { ...ASKS, idempotentHint: true },
   }),
   leave_hub: define({
-    name: "leave_hub", title: "Leave a hub", description: "Leaves a hub you joined (DELETE /api/v3/hubs/{hubId}/members/me).",
+    name: "leave_hub", operation: legacy.leave_hub, title: "Leave a hub", description: "Leaves a hub you joined (DELETE /api/v3/hubs/{hubId}/members/me).",
     input: z.object({ hubId: ObjectId }).strict(), output: Deleted, annotations: { ...READ, readOnlyHint: false, destructiveHint: true },
   }),
   list_my_wallets: define({
-    name: "list_my_wallets", title: "Your linked wallets", description: "The wallet addresses linked to your account (GET /api/v3/me/crypto-addresses).",
+    name: "list_my_wallets", operation: legacy.list_my_wallets, title: "Your linked wallets", description: "The wallet addresses linked to your account (GET /api/v3/me/crypto-addresses).",
     input: z.object({}).strict(), output: z.object({ items: z.array(CryptoAddressSchema) }), annotations: READ,
   }),
   list_sponsorship_usage: define({
-    name: "list_sponsorship_usage", title: "A sponsor's usage",
+    name: "list_sponsorship_usage", operation: legacy.list_sponsorship_usage, title: "A sponsor's usage",
     description: "Sponsored transactions charged to one of your sponsor wallets, newest first (GET /api/v3/sponsorship/usage).",
     input: z.object(sponsorListing).strict(), output: pageSchema(UsageSchema, "SponsorshipUsagePage"), annotations: READ,
   }),
   list_sponsorship_deposits: define({
-    name: "list_sponsorship_deposits", title: "A sponsor's deposits",
+    name: "list_sponsorship_deposits", operation: legacy.list_sponsorship_deposits, title: "A sponsor's deposits",
     description: "Verified deposits of one of your sponsor wallets, newest first (GET /api/v3/sponsorship/deposits).",
     input: z.object(sponsorListing).strict(), output: pageSchema(DepositSchema, "SponsorshipDepositPage"), annotations: READ,
   }),
   get_sponsorship_settings: define({
-    name: "get_sponsorship_settings", title: "A sponsor's settings",
+    name: "get_sponsorship_settings", operation: legacy.get_sponsorship_settings, title: "A sponsor's settings",
     description: "What one of your sponsor wallets pays for, and its limits (GET /api/v3/sponsorship/settings).",
     input: Sponsor, output: SettingsSchema, annotations: READ,
   }),
   request_wallet_link: define({
-    name: "request_wallet_link", title: "Ask to link a wallet",
+    name: "request_wallet_link", operation: legacy.request_wallet_link, title: "Ask to link a wallet",
     description: "Does not link anything: creates a single-use link (15 minutes) for the person to open in a browser, where their " +
       "wallet signs a Sign-In with Ethereum message the service issues and the wallet is linked (POST /api/v3/me/crypto-addresses) " +
       "as them. Give them `url`; poll get_confirmation_status.",
     input: WalletLinkAction, output: CreatedConfirmationSchema, annotations: ASKS,
   }),
   request_sponsorship_settings_change: define({
-    name: "request_sponsorship_settings_change", title: "Ask to change a sponsor's settings",
+    name: "request_sponsorship_settings_change", operation: legacy.request_sponsorship_settings_change, title: "Ask to change a sponsor's settings",
     description: "Does not change anything: creates a single-use link (15 minutes) showing the person every setting now and after; " +
       "they approve with a signature of the sponsor wallet over a message naming the action's hash, then the settings are replaced " +
       "(POST /api/v3/sponsorship/settings) as them. The arguments are that route's body (fields left out return to their defaults). " +
@@ -91,114 +89,58 @@ const publicOnly = {
     input: SaveSettingsSchema, output: CreatedConfirmationSchema, annotations: ASKS,
   }),
   request_sponsored_deposit: define({
-    name: "request_sponsored_deposit", title: "Ask to deposit into a sponsor's balance",
+    name: "request_sponsored_deposit", operation: legacy.request_sponsored_deposit, title: "Ask to deposit into a sponsor's balance",
     description: "Does not move money: creates a single-use link (15 minutes) showing the person the amount, their sponsor wallet and the " +
       "chain's sponsorship vault; approving makes their wallet send the deposit transaction, which the service then verifies on-chain " +
       "and records (POST /api/v3/sponsorship/deposits/record) as them. Give them `url`; poll get_confirmation_status.",
     input: DepositAction, output: CreatedConfirmationSchema, annotations: { ...ASKS, openWorldHint: true },
   }),
   get_confirmation_status: define({
-    name: "get_confirmation_status", title: "Status of a confirmation link",
+    name: "get_confirmation_status", operation: legacy.get_confirmation_status, title: "Status of a confirmation link",
     description: "pending, approving, approved, refused, failed or expired, with the outcome once decided. Only links this client made for you. " +
       "Listed with wallet:link or sponsorship:write.",
     input: z.object({ confirmationId: ObjectId }).strict(), output: ConfirmationSchema, annotations: READ,
   }),
 };
 
-/** The entries of `from` named `names`: the backend definitions and implementations reused here. */
-const pick = <T extends object, K extends keyof T>(from: T, names: readonly K[]) =>
-  Object.fromEntries(names.map((name) => [name, from[name]])) as Pick<T, K>;
+const { list_events, get_event, create_event, update_event, delete_event, list_hubs, get_hub, create_hub, update_hub, delete_hub,
+  search_venues, list_nft_collections, get_nft_collection, get_checkout_session, list_checkout_webhook_deliveries, get_sponsorship_balance } = backendTools;
 
-const BACKEND_NAMES = [
-  "list_events", "get_event", "create_event", "update_event", "delete_event",
-  "list_hubs", "get_hub", "create_hub", "update_hub", "delete_hub", "search_venues",
-  "list_nft_collections", "get_nft_collection", "get_checkout_session", "list_checkout_webhook_deliveries",
-  "get_sponsorship_balance",
-] as const;
-
-export const publicTools = { ...pick(backendTools, BACKEND_NAMES), ...publicOnly };
+/** In the order tools/list shows them: the backend's definitions a person's assistant needs, and its own. */
+export const publicTools = {
+  list_events, get_event, create_event, update_event, delete_event,
+  list_hubs, get_hub, create_hub, update_hub, delete_hub, join_hub: publicOnly.join_hub, leave_hub: publicOnly.leave_hub,
+  search_venues, list_nft_collections, get_nft_collection, get_checkout_session, list_checkout_webhook_deliveries,
+  get_sponsorship_balance, list_sponsorship_usage: publicOnly.list_sponsorship_usage, list_sponsorship_deposits: publicOnly.list_sponsorship_deposits,
+  get_sponsorship_settings: publicOnly.get_sponsorship_settings, list_my_wallets: publicOnly.list_my_wallets,
+  request_wallet_link: publicOnly.request_wallet_link, request_sponsorship_settings_change: publicOnly.request_sponsorship_settings_change,
+  request_sponsored_deposit: publicOnly.request_sponsored_deposit, get_confirmation_status: publicOnly.get_confirmation_status,
+};
 export type PublicTools = typeof publicTools;
 export type PublicToolName = keyof PublicTools;
 
-/**
- * The scopes each public tool needs: every one of them, except for get_confirmation_status, which any
- * one of the scopes that make confirmation links allows (it shows only links this client made).
- * Checkout: a person reads their own registered collections and the webhook log of their own
- * checkouts (RLS), and a session whose client secret they hold (like the hosted page); creating
- * sessions and retrying webhooks stay with API keys. Wallets are read and linked under wallet:link.
- */
-export const PUBLIC_TOOL_SCOPES: Record<PublicToolName, readonly string[]> = {
-  list_events: ["events:read"],
-  get_event: ["events:read"],
-  create_event: ["events:write"],
-  update_event: ["events:write"],
-  delete_event: ["events:write"],
-  list_hubs: ["hubs:read"],
-  get_hub: ["hubs:read"],
-  create_hub: ["hubs:write"],
-  update_hub: ["hubs:write"],
-  delete_hub: ["hubs:write"],
-  join_hub: ["hubs:write"],
-  leave_hub: ["hubs:write"],
-  search_venues: ["venues:read"],
-  list_nft_collections: ["checkout:read"],
-  get_nft_collection: ["checkout:read"],
-  get_checkout_session: ["checkout:read"],
-  list_checkout_webhook_deliveries: ["checkout:read"],
-  get_sponsorship_balance: ["sponsorship:read"],
-  list_sponsorship_usage: ["sponsorship:read"],
-  list_sponsorship_deposits: ["sponsorship:read"],
-  get_sponsorship_settings: ["sponsorship:read"],
-  list_my_wallets: ["wallet:link"],
-  request_wallet_link: ["wallet:link"],
-  request_sponsorship_settings_change: ["sponsorship:write"],
-  request_sponsored_deposit: ["sponsorship:write"],
-  get_confirmation_status: ["wallet:link", "sponsorship:write"],
-};
-
-/** Tools that any one of their scopes allows. */
-const ANY_ONE_SCOPE: ReadonlySet<PublicToolName> = new Set(["get_confirmation_status"]);
+/** The scopes each public tool needs: its operation's (all of them, or any one for get_confirmation_status). */
+export const PUBLIC_TOOL_SCOPES = Object.fromEntries(
+  Object.entries(publicTools).map(([name, tool]) => [name, tool.operation.scopes ?? []]),
+) as Record<PublicToolName, readonly string[]>;
 
 /** Whether `granted` allows the tool. */
 export function allowsTool(name: PublicToolName, granted: readonly string[]): boolean {
-  const needed = PUBLIC_TOOL_SCOPES[name];
-  return ANY_ONE_SCOPE.has(name) ? needed.some((scope) => granted.includes(scope)) : needed.every((scope) => granted.includes(scope));
+  return scopesAllow(publicTools[name].operation, granted);
 }
 
 /** How a refusal names what the tool needs. */
-export const scopeRuleText = (name: PublicToolName) => `The tool ${name}${ANY_ONE_SCOPE.has(name) ? " (any one of them)" : ""}`;
+export const scopeRuleText = (name: PublicToolName) => `The tool ${name}${publicTools[name].operation.anyScope ? " (any one of them)" : ""}`;
 
 export function isPublicTool(name: string): name is PublicToolName {
-  return Object.hasOwn(PUBLIC_TOOL_SCOPES, name);
+  return Object.hasOwn(publicTools, name);
 }
 
 /** The definitions the grant's scopes allow. */
 export function toolsFor(scopes: readonly string[]): Partial<PublicTools> {
   const allowed: Partial<Record<PublicToolName, ToolDefinition>> = {};
-  for (const name of Object.keys(PUBLIC_TOOL_SCOPES) as PublicToolName[]) {
+  for (const name of Object.keys(publicTools) as PublicToolName[]) {
     if (allowsTool(name, scopes)) allowed[name] = publicTools[name];
   }
   return allowed as Partial<PublicTools>;
-}
-
-const route = (context: ToolContext, call: RouteCall) => context.route(call);
-const hubPath = (hubId: string, rest = "") => pathWith(`/api/v3/hubs/{hubId}${rest}`, { hubId });
-const confirmation = (kind: string, action: unknown, context: ToolContext) =>
-  route(context, { method: "POST", path: "/mcp/confirmations", body: { kind, action } });
-
-export function publicImplementations(app: InProcessApp): ToolImplementations<PublicTools> {
-  return {
-    ...pick(backendImplementations(app), BACKEND_NAMES),
-    join_hub: ({ hubId }, context) => route(context, { method: "POST", path: hubPath(hubId, "/members") }),
-    leave_hub: ({ hubId }, context) => route(context, { method: "DELETE", path: hubPath(hubId, "/members/me") }),
-    list_my_wallets: (_, context) => route(context, { method: "GET", path: "/api/v3/me/crypto-addresses" }),
-    list_sponsorship_usage: (query, context) => route(context, { method: "GET", path: "/api/v3/sponsorship/usage", query }),
-    list_sponsorship_deposits: (query, context) => route(context, { method: "GET", path: "/api/v3/sponsorship/deposits", query }),
-    get_sponsorship_settings: (query, context) => route(context, { method: "GET", path: "/api/v3/sponsorship/settings", query }),
-    request_wallet_link: (action, context) => confirmation("wallet_link", action, context),
-    request_sponsorship_settings_change: (action, context) => confirmation("sponsorship_settings", action, context),
-    request_sponsored_deposit: (action, context) => confirmation("sponsored_deposit", action, context),
-    get_confirmation_status: ({ confirmationId }, context) =>
-      route(context, { method: "GET", path: pathWith("/mcp/confirmations/{id}", { id: confirmationId }) }),
-  };
 }
