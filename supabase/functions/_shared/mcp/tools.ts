@@ -37,6 +37,8 @@ export interface ToolDefinition<I extends z.ZodObject = z.ZodObject, O extends z
   operation: Operation<never>;
   /** The operation's input from the validated arguments (without it, the arguments themselves). */
   toInput?: (args: z.output<I>) => unknown;
+  /** For a tool that runs another operation named by its arguments (call_api): that operation, when they name one. */
+  dispatchesTo?: (args: unknown) => Operation<never> | undefined;
 }
 
 /** A definition whose operation takes the validated arguments as they are, or through `toInput`. */
@@ -59,9 +61,15 @@ export interface ToolSession {
   oauth?: { clientId: string; grantId: string; scopes: string[] };
 }
 
-/** Whether a tools/call of `definition` runs inside the call's transaction (not when its operation commits on its own). */
-export const runsInCallTransaction = (definition: ToolDefinition | undefined) =>
-  definition !== undefined && !definition.operation.ownTransactions;
+/**
+ * Whether a tools/call of `definition` with `args` runs inside the call's transaction: not when the
+ * operation it runs commits on its own (or, for a dispatching tool, when the arguments name none).
+ */
+export function runsInCallTransaction(definition: ToolDefinition | undefined, args: unknown): boolean {
+  if (definition === undefined) return false;
+  const operation = definition.dispatchesTo ? definition.dispatchesTo(args) : definition.operation;
+  return operation !== undefined && !operation.ownTransactions;
+}
 
 const VALID = Symbol("validated arguments");
 const INVALID = Symbol("invalid arguments");
@@ -201,7 +209,7 @@ function answerOfError(error: unknown, requestId: string, tool: string): ToolAns
 async function runTool(definition: ToolDefinition, checked: Checked, session: ToolSession): Promise<ToolAnswer> {
   const started = performance.now();
   const { context } = session;
-  const call = runsInCallTransaction(definition) && session.call?.take() ? session.call.transaction : undefined;
+  const call = runsInCallTransaction(definition, checked[VALID] ?? checked[SENT]) && session.call?.take() ? session.call.transaction : undefined;
   const record = (answer: ToolAnswer): ToolCallRecord => {
     const ok = answer.status >= 200 && answer.status < 300;
     const code = !ok && isObject(answer.body) && typeof answer.body.code === "string" ? answer.body.code : null;

@@ -32,19 +32,25 @@ export function mcpRequestChecks(allowedOrigins: readonly string[]) {
   });
 }
 
-/** The tool a single JSON-RPC tools/call message names, else undefined. */
-export function calledToolOf(message: unknown): string | undefined {
+type ToolsCall = { method: "tools/call"; params: { name: string; arguments?: unknown } };
+
+function toolsCall(message: unknown): ToolsCall | undefined {
   const m = message as { method?: unknown; params?: { name?: unknown } } | null;
   return m !== null && typeof m === "object" && !Array.isArray(m) && m.method === "tools/call" && typeof m.params?.name === "string"
-    ? m.params.name
+    ? m as ToolsCall
     : undefined;
 }
+
+/** The tool a single JSON-RPC tools/call message names, else undefined. */
+export const calledToolOf = (message: unknown): string | undefined => toolsCall(message)?.params.name;
 
 /** An MCP POST read once: its body parsed (when JSON) and the tool a tools/call names. */
 export interface McpRequest {
   request: Request;
   parsedBody: unknown;
   calledTool: string | undefined;
+  /** The arguments of that call, as sent. */
+  calledArguments: unknown;
 }
 
 /**
@@ -69,7 +75,8 @@ export async function readMcpRequest(request: Request): Promise<McpRequest | Res
     }
     if (parsedBody === undefined) request = new Request(request.url, { method: request.method, headers: request.headers, body: text });
   }
-  return { request, parsedBody, calledTool: calledToolOf(parsedBody) };
+  const call = toolsCall(parsedBody);
+  return { request, parsedBody, calledTool: call?.params.name, calledArguments: call?.params.arguments };
 }
 
 /**

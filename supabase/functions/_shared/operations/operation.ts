@@ -78,11 +78,11 @@ export function scopesAllow(operation: Pick<Operation, "scopes" | "anyScope">, g
 }
 
 /**
- * Checks what the operation declares it needs of the caller, then runs it. An API key's permission
- * is also required inside every transaction of the call (core.enter_api_key_scope), and checked
- * here first unless the database accepted the key with it lately.
+ * Refuses a caller the operation does not admit. An API key's permission is also required inside
+ * every transaction of the call (core.enter_api_key_scope), and checked here first unless the
+ * database accepted the key with it lately.
  */
-export async function runOperation<I, B>(operation: Operation<I, B>, context: OperationContext, input: I): Promise<Answer<B>> {
+export async function authorize(operation: Operation<never, unknown>, context: OperationContext): Promise<void> {
   const { principal } = context;
   if (operation.permission !== undefined) {
     if (principal.kind !== "api_key") {
@@ -98,5 +98,10 @@ export async function runOperation<I, B>(operation: Operation<I, B>, context: Op
       ? `This needs the scope${requiredScopes.length > 1 ? "s" : ""} ${requiredScopes.join(", ")}${operation.anyScope ? " (any one)" : ""}.`
       : "This operation is not available to assistants.", { requiredScopes });
   }
+}
+
+/** Checks what the operation declares it needs of the caller (authorize), then runs it. */
+export async function runOperation<I, B>(operation: Operation<I, B>, context: OperationContext, input: I): Promise<Answer<B>> {
+  await authorize(operation as Operation<never, unknown>, context);
   return operation.run(context, input);
 }

@@ -45,7 +45,7 @@ export function mcpBackendRouter(app: InProcessApp) {
       const mcp = await readMcpRequest(c.req.raw);
       if (mcp instanceof Response) return mcp;
       let call: McpCall | undefined;
-      if (mcp.calledTool !== undefined && runsInCallTransaction(backendTools[mcp.calledTool as keyof typeof backendTools])) {
+      if (mcp.calledTool !== undefined && runsInCallTransaction(backendTools[mcp.calledTool as keyof typeof backendTools], mcp.calledArguments)) {
         call = new McpCall(await db.open(scope, (tx) => tx`
           select core.mcp_take_rate_limit(${scope.keyHash}, ${scope.requiredPermissions}::text[], 'backend', ${limit}::integer) as owner_id`));
       } else {

@@ -49,7 +49,7 @@ publicMcpRouter.post("/mcp", async (c, next) => {
   const scope = scopeOf(principal);
   const tools = toolsFor(principal.scopes);
   const called = mcp.calledTool !== undefined && isPublicTool(mcp.calledTool) ? publicTools[mcp.calledTool] : undefined;
-  const call = runsInCallTransaction(called) ? new McpCall(await db.open(scope)) : undefined;
+  const call = runsInCallTransaction(called, mcp.calledArguments) ? new McpCall(await db.open(scope)) : undefined;
   const session = {
     endpoint: "public" as const,
     context: contextFor({ db, config }, principal, c.get("requestId"), scope),

@@ -1,0 +1,95 @@
+// The raw API for trusted backends: list_operations names every v3 operation an API key can call,
+// and call_api runs one by its OpenAPI operation id through the registry (api/registry.ts),
+// validating with the route's own schemas and running its operation as the caller: the same
+// validation, permissions, SQL and errors as REST, with no HTTP in between.
+import type { RouteConfig } from "@hono/zod-openapi";
+import type { z } from "zod";
+import { type AnyEndpoint, operationIdOf, type ValidRequest } from "../../../_shared/http/endpoint.ts";
+import { ApiError } from "../../../_shared/http/errors.ts";
+import { validationError } from "../../../_shared/http/validation.ts";
+import { authorize, ok, operation, type Operation, runOperation } from "../../../_shared/operations/operation.ts";
+import { endpoints } from "../../registry.ts";
+
+type QueryValue = string | number | boolean | Array<string | number | boolean>;
+
+export interface CallApiInput {
+  operationId: string;
+  pathParameters?: Record<string, string>;
+  query?: Record<string, QueryValue>;
+  body?: unknown;
+}
+
+const isApiKeyOperation = (route: RouteConfig) => route.security?.some((requirement) => "ApiKeyAuth" in requirement) ?? false;
+const pathParametersOf = (path: string) => [...path.matchAll(/\{([^}]+)\}/g)].map((match) => match[1]!);
+
+/** The API-key operations by id, in registration order. */
+const apiKeyEndpoints = new Map<string, AnyEndpoint>(
+  endpoints.filter((e) => isApiKeyOperation(e.route)).map((e) => [operationIdOf(e.route.method, e.route.path), e]),
+);
+
+const listed = [...apiKeyEndpoints].map(([operationId, { route }]) => ({
+  operationId,
+  method: route.method.toUpperCase(),
+  path: route.path,
+  summary: route.summary ?? "",
+  pathParameters: pathParametersOf(route.path),
+  hasBody: route.request?.body !== undefined,
+}));
+
+export const listOperations = operation({
+  name: "api.list_operations",
+  async run() {
+    return ok({ items: listed });
+  },
+});
+
+function parsed<T>(schema: z.ZodType<T> | undefined, value: unknown): T | undefined {
+  if (schema === undefined) return undefined;
+  const result = schema.safeParse(value);
+  if (!result.success) throw validationError(result.error.issues);
+  return result.data;
+}
+
+/** The query as a query string carries it: strings, and a repeated parameter as an array. */
+function asQueryString(query: Record<string, QueryValue>): Record<string, string | string[]> {
+  return Object.fromEntries(Object.entries(query).map(([name, value]) =>
+    [name, Array.isArray(value) ? (value.length === 1 ? String(value[0]) : value.map(String)) : String(value)]));
+}
+
+/** The request call_api describes, validated by the route's own schemas. */
+function validRequestOf(operationId: string, { route }: AnyEndpoint, { pathParameters = {}, query = {}, body }: CallApiInput): ValidRequest {
+  const names = pathParametersOf(route.path);
+  const missing = names.filter((name) => pathParameters[name] === undefined);
+  const extra = Object.keys(pathParameters).filter((name) => !names.includes(name));
+  if (missing.length || extra.length) {
+    throw new ApiError(400, "validation_failed", `${operationId} takes the path parameters ${JSON.stringify(names)}.`, { missing, extra });
+  }
+  const request = route.request ?? {};
+  if (body !== undefined && request.body === undefined) throw new ApiError(400, "validation_failed", `${operationId} takes no body.`);
+  const jsonSchema = (request.body?.content as { "application/json"?: { schema: z.ZodType } } | undefined)?.["application/json"]?.schema;
+  return {
+    param: parsed(request.params as z.ZodType | undefined, pathParameters),
+    query: parsed(request.query as z.ZodType | undefined, asQueryString(query)),
+    json: parsed(jsonSchema, body),
+    header: undefined,
+  } as ValidRequest;
+}
+
+function endpointOf(operationId: string): AnyEndpoint {
+  const endpoint = apiKeyEndpoints.get(operationId);
+  if (!endpoint) throw new ApiError(404, "unknown_operation", `No operation ${operationId}; list_operations names them.`);
+  return endpoint;
+}
+
+/** The operation call_api will run, when the id names one (the endpoint decides on its call transaction with it). */
+export const calledOperation = (input: Partial<CallApiInput>): Operation<never> | undefined =>
+  typeof input?.operationId === "string" ? apiKeyEndpoints.get(input.operationId)?.operation : undefined;
+
+export const callApi = operation({
+  name: "api.call",
+  async run(context, input: CallApiInput) {
+    const endpoint = endpointOf(input.operationId);
+    await authorize(endpoint.operation, context); // before validation, as REST refuses a missing permission first
+    return runOperation(endpoint.operation, context, endpoint.input(validRequestOf(input.operationId, endpoint, input)));
+  },
+});
