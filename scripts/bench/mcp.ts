@@ -30,6 +30,9 @@ import { signAccessToken, verifyAccessToken } from "../../supabase/functions/_sh
 import { loadConfig } from "../../supabase/functions/_shared/config.ts";
 import postgres from "postgres";
 import { startGatewayProcess } from "../lib/gateway-process.ts";
+import { createApiApp } from "../../supabase/functions/api/app.ts";
+import { connect, Database } from "../../supabase/functions/_shared/db/database.ts";
+import { startWireCounter, type WireCounts } from "./wire-counter.ts";
 import { gatewayUrl } from "../lib/local-postgres.ts";
 import { benchUserDatabase } from "./identity.ts";
 import { AS_DEPLOYED, BENCH_DIR, ensureWrk, formatTable, runPgbench, runWrk } from "./wrk.ts";
@@ -190,6 +193,40 @@ async function inProcessToolsListMs(): Promise<number> {
 }
 
 /**
+ * What one request sends to PostgreSQL, counted on the wire (wire-counter.ts): statements and round
+ * trips per request, averaged over 50 sequential requests after a warm-up (prepared statements and
+ * the accepted-key cache in place), for the REST route and the MCP tool, in process.
+ */
+async function wirePerRequest(url: string, key: string): Promise<{ rest: WireCounts; mcp: WireCounts }> {
+  const target = new URL(gatewayUrl(url));
+  const counter = await startWireCounter({ host: target.hostname, port: Number(target.port) });
+  target.hostname = "127.0.0.1";
+  target.port = String(counter.port);
+  const config = loadConfig({ GATEWAY_DATABASE_URL: target.toString(), APP_ENV: "test", MCP_RATE_LIMIT_PER_MINUTE: "1000000" });
+  const db = new Database(connect(config.GATEWAY_DATABASE_URL, { max: 1, prepare: true }), connect(config.GATEWAY_DATABASE_URL, { max: 1, prepare: true }));
+  const app = createApiApp({ config, db });
+  const rest = () => app.request(`/api/v3/events?take=${TAKE}`, { headers: { "x-api-key": key } });
+  const mcp = () => app.request(ENDPOINT, { method: "POST", headers: mcpHeaders(key, "2026-07-28", "tools/call", "list_events"), body: listEvents("2026-07-28") });
+  const perRequest = async (send: () => Response | Promise<Response>): Promise<WireCounts> => {
+    for (let i = 0; i < 5; i++) await (await send()).text();
+    counter.reset();
+    const runs = 50;
+    for (let i = 0; i < runs; i++) {
+      const answer = await send();
+      if (answer.status !== 200) throw new Error(`answered ${answer.status}: ${await answer.text()}`);
+      await answer.text();
+    }
+    return { statements: counter.counts.statements / runs, roundTrips: counter.counts.roundTrips / runs };
+  };
+  try {
+    return { rest: await perRequest(rest), mcp: await perRequest(mcp) };
+  } finally {
+    await db.close();
+    await counter.close();
+  }
+}
+
+/**
  * Statements per second of one of the MCP path's writes at CONNECTIONS clients, as the gateway sends
  * it for an API key: one statement that enters the key's scope itself (no transaction block).
  */
@@ -271,6 +308,8 @@ export async function benchMcp(options: { seconds: number }) {
     const auditTps = pgbenchTps(url, "mcp-audit",
       `select core.mcp_record_tool_call(${keyArgs}, 'backend', 'list_events', '{"take": ${TAKE}}'::jsonb, 'ok', null, 200, 3, 'bench')`, seconds);
 
+    const wire = await wirePerRequest(url, key);
+
     const restMean = (restRow.requestsPerSecond + restAgainRow.requestsPerSecond) / 2;
     const ratio = modernRow.requestsPerSecond / restMean;
     const legacyRatio = legacyRow.requestsPerSecond / restMean;
@@ -293,7 +332,10 @@ export async function benchMcp(options: { seconds: number }) {
       `p50 ${toolsListInProcessMs.toFixed(2)} ms; the two writes each tools/call adds to the route's read (each one statement that ` +
       `enters the key's scope, no transaction block), alone at ${CONNECTIONS} pgbench clients on the one key: ` +
       `core.mcp_take_rate_limit ${rateLimitTps}/s, core.mcp_record_tool_call ${auditTps}/s`);
+    console.log(`on the wire, per request (in process, 50 sequential requests): GET /api/v3/events ${wire.rest.statements} statements in ` +
+      `${wire.rest.roundTrips} round trip(s); tools/call list_events ${wire.mcp.statements} statements in ${wire.mcp.roundTrips} round trip(s)`);
     return {
+      wire,
       rows: [restRow, modernRow, legacyRow, restAgainRow, toolsRow],
       toolsListInProcessMs, rateLimitTps, auditTps, oauth,
       badAnswers: { rest: restBad + restBad2, modern: modernBad, legacy: legacyBad, toolsList: toolsBad },
