@@ -1,5 +1,6 @@
 // Applies sql/bootstrap.sql, then supabase/migrations in order, recording each in
-// supabase_migrations.schema_migrations as the Supabase CLI does.
+// supabase_migrations.schema_migrations as the Supabase CLI does. A database whose log names
+// migrations that are no longer files (a history rewritten under it) is refused, never patched.
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import postgres from "postgres";
@@ -33,6 +34,24 @@ export async function bootstrap(sql: postgres.Sql | postgres.ReservedSql): Promi
     );`);
 }
 
+/** A recorded migration: its version and the name it was applied under (null if none was kept). */
+export interface AppliedMigration {
+  version: string;
+  name: string | null;
+}
+
+/**
+ * Recorded migrations that are not files of supabase/migrations: a version with no file, or a
+ * version whose file now has another name. Applying the files that are missing on top of such a
+ * database would mix two histories.
+ */
+export function migrationsWithoutFiles(applied: AppliedMigration[], files: MigrationFile[] = migrationFiles()): AppliedMigration[] {
+  const nameOf = new Map(files.map((f) => [f.version, f.name]));
+  return applied
+    .filter((m) => !nameOf.has(m.version) || (m.name !== null && m.name !== nameOf.get(m.version)))
+    .sort((a, b) => a.version.localeCompare(b.version));
+}
+
 /** Applies what is missing; returns the versions applied by this call. */
 export async function migrate(databaseUrl: string, options: { seed?: boolean } = {}): Promise<string[]> {
   const sql = postgres(databaseUrl, { max: 1, onnotice: () => {} });
@@ -40,9 +59,19 @@ export async function migrate(databaseUrl: string, options: { seed?: boolean } =
     await bootstrap(sql);
     // One migrator at a time: two `npm start`s racing must not apply a migration twice.
     await sql`select pg_advisory_lock(hashtext('supabase_migrations'))`;
-    const applied = new Set(
-      (await sql<{ version: string }[]>`select version from supabase_migrations.schema_migrations`).map((r) => r.version),
-    );
+    const recorded = await sql<AppliedMigration[]>`select version, name from supabase_migrations.schema_migrations`;
+    const unknown = migrationsWithoutFiles(recorded);
+    if (unknown.length > 0) {
+      // Closing the connection (finally) releases the lock.
+      throw new Error(
+        `this database records migrations that are not files of supabase/migrations: ` +
+          `${unknown.map((m) => (m.name ? `${m.version}_${m.name}` : m.version)).join(", ")}. ` +
+          `Its history is not this checkout's (the history was rebased once, before the first deployment), ` +
+          `so nothing was applied. Run \`npm run db:reset\` to rebuild the local database from the current ` +
+          `migrations (its data is lost); any other database must be recreated and migrated again.`,
+      );
+    }
+    const applied = new Set(recorded.map((r) => r.version));
     const done: string[] = [];
     for (const file of migrationFiles()) {
       if (applied.has(file.version)) continue;

@@ -29,7 +29,7 @@ export interface PlaceRow {
   prominence: number;
 }
 
-/** Radius of the prominence count (see the migration 20261122000300_places_search.sql). */
+/** Radius of the prominence count (see the migration 20261123000900_community.sql). */
 const PROMINENCE_RADIUS_KM = 10;
 
 /** For each place, how many places of the set (itself excluded) lie within PROMINENCE_RADIUS_KM. */

@@ -7,7 +7,7 @@ import { cronDatabase, migratedTransaction } from "../setup/cron-database.ts";
 const JOB = "purge_expired_siwe_nonces";
 const COMMAND = "set role service_jobs; select core.purge_expired_siwe_nonces()";
 // The migration that schedules the job; later ones are left out, they are not this test's subject.
-const SCHEDULING_MIGRATION = "20261123000300";
+const SCHEDULING_MIGRATION = "20261123000800";
 
 const { server, preloaded } = await cronDatabase();
 

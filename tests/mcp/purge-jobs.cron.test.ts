@@ -1,11 +1,13 @@
-// The MCP purge jobs (20261123001300_mcp_purge_jobs.sql) as pg_cron holds them, in the test server's
-// pg_cron database, inside one transaction that is rolled back (tests/setup/cron-database.ts): reads
-// the three jobs and runs their commands. pgTAP covers the functions (tests/db/mcp, tests/db/mcp_oauth,
-// tests/db/mcp_confirmations).
+// The MCP purge jobs (20261123001300_mcp.sql, 20261123001400_mcp_oauth.sql and
+// 20261123001500_mcp_confirmations.sql schedule one each) as pg_cron holds them, in the test
+// server's pg_cron database, inside one transaction that is rolled back
+// (tests/setup/cron-database.ts): reads the three jobs and runs their commands. pgTAP covers the
+// functions (tests/db/mcp, tests/db/mcp_oauth, tests/db/mcp_confirmations).
 import { describe, expect, it } from "vitest";
 import { cronDatabase, migratedTransaction } from "../setup/cron-database.ts";
 
-const SCHEDULING_MIGRATION = "20261123001300";
+// The last of the three migrations that schedule them.
+const SCHEDULING_MIGRATION = "20261123001500";
 const JOBS = [
   { name: "purge_expired_mcp_oauth_rows", schedule: "23 * * * *", fn: "mcp_oauth.purge_expired_rows", column: "purge_expired_rows" },
   { name: "purge_finished_mcp_confirmations", schedule: "37 3 * * *", fn: "mcp_confirmations.purge_finished", column: "purge_finished" },

@@ -1,10 +1,10 @@
 // The status read of a gasless relay settles its own relay whatever its nonce (migration
-// 20261123001500: relays.pending_relay). It used to read the relayer's 200 lowest pending nonces
-// (relays.pending) and look for the relay among them: with 200 relays pending below it, a mined
-// relay stayed "submitted" on its status read. Here 200 relays go through the REST API first (all
-// mined on anvil, none settled yet: no recovery pass runs), then one more: its status read finds its
-// receipt and charges it, and leaves the 200 others to the recovery pass, which still takes them
-// 200 at a time.
+// 20261123001200_relays.sql: relays.pending_relay). It used to read the relayer's 200 lowest
+// pending nonces (relays.pending) and look for the relay among them: with 200 relays pending below
+// it, a mined relay stayed "submitted" on its status read. Here 200 relays go through the REST API
+// first (all mined on anvil, none settled yet: no recovery pass runs), then one more: its status
+// read finds its receipt and charges it, and leaves the 200 others to the recovery pass, which
+// still takes them 200 at a time.
 import type { Hex } from "viem";
 import { parseEther } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

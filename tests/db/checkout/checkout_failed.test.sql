@@ -1,6 +1,7 @@
--- FAILED (20261123000700): set only by the reconciler's fail_session_as_job (service_jobs), from
--- PENDING or EXPIRED, with a stable reason code; terminal: no payment starts, nothing completes it,
--- the reconciler's work lists drop it, and the client-safe read shows it with its reason.
+-- FAILED (20261123001000_checkout.sql): set only by the reconciler's fail_session_as_job
+-- (service_jobs), from PENDING or EXPIRED, with a stable reason code; terminal: no payment starts,
+-- nothing completes it, the reconciler's work lists drop it, and the client-safe read shows it with
+-- its reason.
 begin;
 select plan(15);
 

@@ -1,4 +1,4 @@
--- MCP (20261123001000_mcp.sql): deny by default. No mcp function is executable by PUBLIC or anon;
+-- MCP (20261123001300_mcp.sql): deny by default. No mcp function is executable by PUBLIC or anon;
 -- authenticated executes exactly the audit writer and the rate limit; both are security definer with
 -- an empty search_path; RLS is on for every mcp table.
 begin;

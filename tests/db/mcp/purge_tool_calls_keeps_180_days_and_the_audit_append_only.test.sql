@@ -1,5 +1,5 @@
 -- The MCP audit's retention (mcp.purge_tool_calls, run by pg_cron as service_jobs;
--- 20261123001300_mcp_purge_jobs.sql): tool calls older than 180 days are deleted, every user's,
+-- 20261123001300_mcp.sql): tool calls older than 180 days are deleted, every user's,
 -- and nothing younger. The function is the only way anyone but the table owner deletes a record:
 -- the table stays append-only for every API and job role, service_jobs included (no UPDATE, DELETE
 -- or TRUNCATE; even a record past the retention cannot be deleted by a statement of its own).

@@ -1,7 +1,8 @@
 -- service_jobs in the three MCP schemas (mcp, mcp_oauth, mcp_confirmations): usage on each and
--- execute on exactly the three purge jobs of 20261123001300_mcp_purge_jobs.sql, all security
--- definer; no table, column or sequence grant and no RLS policy for it, so its own statements read
--- and delete nothing there. (tests/db/core/ lists its grants in core.)
+-- execute on exactly the three purge jobs, one per schema (20261123001300_mcp.sql,
+-- 20261123001400_mcp_oauth.sql, 20261123001500_mcp_confirmations.sql), all security definer; no
+-- table, column or sequence grant and no RLS policy for it, so its own statements read and delete
+-- nothing there. (tests/db/core/ lists its grants in core.)
 begin;
 select plan(2);
 

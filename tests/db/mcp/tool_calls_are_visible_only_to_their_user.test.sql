@@ -1,4 +1,4 @@
--- The MCP audit (20261123001000_mcp.sql): a tool call is recorded for the caller of the transaction,
+-- The MCP audit (20261123001300_mcp.sql): a tool call is recorded for the caller of the transaction,
 -- with the API key taken from its claims (never from the caller); each user reads their own records
 -- only; nobody may change or delete one.
 begin;

@@ -1,4 +1,4 @@
--- 20261123001400_mcp_confirmation_audit.sql: an approval claims its link for a lease of 3 minutes
+-- 20261123001500_mcp_confirmations.sql: an approval claims its link for a lease of 3 minutes
 -- (claimed_at). Past it, a link still approving (its process died between begin_approval and
 -- finish_approval) reads failed with approval_interrupted and a message saying what to do, decided
 -- when the lease ran out, in the status poll and on the page; it can be neither claimed nor refused

@@ -1,4 +1,4 @@
--- 20261123001400_mcp_confirmation_audit.sql: the person's decision on a confirmation link is
+-- 20261123001500_mcp_confirmations.sql: the person's decision on a confirmation link is
 -- recorded in mcp.tool_calls with endpoint 'confirmation', tool approve_<kind> or refuse_<kind>, the
 -- link's id, and the OAuth client and grant of the link (taken from it, not from the caller), by
 -- mcp_confirmations.record_decision: only for the caller's own link opened with its token, only once

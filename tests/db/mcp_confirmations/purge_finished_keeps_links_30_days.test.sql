@@ -1,5 +1,5 @@
 -- The purge job of confirmation links (mcp_confirmations.purge_finished, run by pg_cron as
--- service_jobs; 20261123001300_mcp_purge_jobs.sql): a link goes 30 days after it was decided (or,
+-- service_jobs; 20261123001500_mcp_confirmations.sql): a link goes 30 days after it was decided (or,
 -- undecided, after it expired), the cutoff create_confirmation applies to its own person's links,
 -- for every person at once. Recently expired or decided links stay, so an assistant polling
 -- get_confirmation_status still reads their outcome. Only service_jobs may run it.
@@ -16,7 +16,7 @@ insert into mcp_oauth.grants (id, user_id, client_id, client_name, redirect_uri,
 
 -- A link created p_created_ago (expiring 15 minutes later), decided p_decided_ago (null: undecided).
 -- An approving link was claimed a minute after its creation (claimed_at is stamped where that
--- column exists: 20261123001400_mcp_confirmation_audit.sql requires it of a claim).
+-- column exists: 20261123001500_mcp_confirmations.sql requires it of a claim).
 create function pg_temp.link(p_id text, p_user text, p_grant text, p_status text, p_created_ago interval, p_decided_ago interval)
   returns void language plpgsql as $$
 begin

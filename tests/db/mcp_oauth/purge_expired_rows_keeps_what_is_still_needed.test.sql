@@ -1,5 +1,5 @@
 -- The purge job of the OAuth server's rows (mcp_oauth.purge_expired_rows, run by pg_cron as
--- service_jobs; 20261123001300_mcp_purge_jobs.sql). Sign-in codes, browser sessions, authorization
+-- service_jobs; 20261123001400_mcp_oauth.sql). Sign-in codes, browser sessions, authorization
 -- codes, revoked access tokens and cached metadata documents go a day after they expired; a
 -- grant's refresh tokens go 30 days after its newest token expired, never earlier: a rotated token
 -- whose own expiry is long past stays while its grant's newest token lives, so replaying it still

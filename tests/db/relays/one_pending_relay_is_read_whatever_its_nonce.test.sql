@@ -1,8 +1,8 @@
--- Gasless relays (20261123001500): relays.pending_relay reads one pending relay by its id, whatever
--- its nonce. A relayer with a relay whose nonce lies beyond 200 other pending ones: relays.pending
--- (the batch, 200 lowest nonces) does not reach it, relays.pending_relay returns it, row for row as
--- relays.pending would with room enough. Nothing for another relayer, another chain, an unknown
--- id or a relay no longer pending. Granted as relays.pending is: service_jobs only.
+-- Gasless relays (20261123001200_relays.sql): relays.pending_relay reads one pending relay by its
+-- id, whatever its nonce. A relayer with a relay whose nonce lies beyond 200 other pending ones:
+-- relays.pending (the batch, 200 lowest nonces) does not reach it, relays.pending_relay returns it,
+-- row for row as relays.pending would with room enough. Nothing for another relayer, another chain,
+-- an unknown id or a relay no longer pending. Granted as relays.pending is: service_jobs only.
 begin;
 select plan(16);
 

@@ -1,7 +1,7 @@
 -- service_jobs in the sponsorship schema: usage on it and execute on exactly the provider's
 -- verify and the expiry job, both security definer; no table, column or sequence grant, so its own
 -- statements read and write nothing of the ledger. (tests/db/core/ lists its grants in core,
--- including core.purge_rate_limit_windows and core.rate_limit_windows from this migration.)
+-- including core.purge_rate_limit_windows and core.rate_limit_windows.)
 begin;
 select plan(3);
 

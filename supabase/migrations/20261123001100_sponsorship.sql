@@ -1,4 +1,4 @@
--- Sponsorship (issue 9): a ledger of gas money that sponsors deposit and that check-ins, mints and
+-- Sponsorship: a ledger of gas money that sponsors deposit and that check-ins, mints and
 -- relays spend. Postgres guarantees the money, whatever the concurrency and whichever replica asks:
 --   * no overdraft: a sponsor's row carries deposited, spent and held, and a CHECK keeps
 --     deposited - spent - held >= 0. Every change takes the sponsor row's lock first (FOR UPDATE),
@@ -47,57 +47,6 @@ create domain sponsorship.address as text check (value ~ '^0x[0-9a-f]{40}$');
 create domain sponsorship.hash as text check (value ~ '^0x[0-9a-f]{64}$');
 create domain sponsorship.call_data as text check (value ~ '^0x([0-9a-f]{2})*$' and char_length(value) <= 131074);
 create domain sponsorship.chain_id as bigint check (value between 1 and 9007199254740991);
-
--- ============================================================================================
--- Rate limits (core): fixed windows counted in Postgres, so they hold across replicas
--- ============================================================================================
-create table core.rate_limit_windows (
-  bucket       text not null,
-  window_start timestamptz not null,
-  -- Each connection counts in a shard of its own (its backend pid modulo 64), so one busy user's
-  -- concurrent requests do not queue behind a single counter row's lock until their commits.
-  shard        smallint not null,
-  hits         integer not null,
-  primary key (bucket, window_start, shard)
-);
-alter table core.rate_limit_windows enable row level security; -- no policy: definer functions only
-
--- Counts one hit of the calling user on `p_action`; over `p_limit` hits in the current window of
--- `p_window_seconds`, raises PT429 with the seconds until the window ends. Called inside the
--- operation's own transaction, so a refused request leaves nothing behind but the count. The sum
--- reads the other shards' committed counts without waiting for them: under concurrency a user may
--- pass the limit by at most the requests in flight at that moment.
-create function core.take_rate_limit(p_action text, p_limit integer, p_window_seconds integer) returns void
-  language plpgsql volatile security definer
-  set search_path = ''
-  as $$
-  declare
-    v_bucket text := p_action || ':' || coalesce(core.current_user_id(), 'anonymous');
-    v_window_start timestamptz := to_timestamp(floor(extract(epoch from now()) / p_window_seconds) * p_window_seconds);
-    v_hits integer;
-  begin
-    insert into core.rate_limit_windows as w (bucket, window_start, shard, hits)
-      values (v_bucket, v_window_start, pg_backend_pid() % 64, 1)
-      on conflict (bucket, window_start, shard) do update set hits = w.hits + 1;
-    select sum(w.hits) into v_hits from core.rate_limit_windows w
-      where w.bucket = v_bucket and w.window_start = v_window_start;
-    if v_hits > p_limit then
-      raise exception 'rate limit reached: at most % % requests per % s', p_limit, p_action, p_window_seconds
-        using errcode = 'PT429', hint = 'rate_limited',
-              detail = json_build_object(
-                'retryAfterSeconds', ceil(extract(epoch from v_window_start + make_interval(secs => p_window_seconds) - now()))::integer,
-                'limit', p_limit, 'windowSeconds', p_window_seconds)::text;
-    end if;
-  end
-  $$;
-
-create function core.purge_rate_limit_windows() returns void
-  language sql volatile security invoker
-  set search_path = ''
-  as $$ delete from core.rate_limit_windows where window_start < now() - interval '1 day' $$;
-grant select, delete on core.rate_limit_windows to service_jobs;
-create policy rate_limit_windows_purge_jobs on core.rate_limit_windows for delete to service_jobs using (true);
-create policy rate_limit_windows_select_jobs on core.rate_limit_windows for select to service_jobs using (true);
 
 -- ============================================================================================
 -- Sponsors, settings, the ledger
@@ -187,7 +136,8 @@ create table sponsorship.usage (
   reservation_id  core.object_id unique references sponsorship.reservations (id),
   operation_type  sponsorship.operation_type not null,
   actor_address   sponsorship.address not null,
-  mode            text not null check (mode in ('eoa', 'eip7702', 'erc4337', 'recorded')),
+  -- relayed: sent by the service's own relayer (schema relays), charged like a completion.
+  mode            text not null check (mode in ('eoa', 'eip7702', 'erc4337', 'recorded', 'relayed')),
   tx_hash         sponsorship.hash not null,
   user_op_hash    sponsorship.hash,
   amount          sponsorship.wei not null,
@@ -890,7 +840,6 @@ create function sponsorship.release_expired_holds() returns integer
 -- Grants: deny by default, then exactly these
 -- ============================================================================================
 revoke execute on all functions in schema sponsorship from public;
-revoke execute on function core.take_rate_limit(text, integer, integer), core.purge_rate_limit_windows() from public;
 grant execute on function
   sponsorship.owns_wallet(bigint, text), sponsorship.owns_sponsor(bigint),
   sponsorship.balance(bigint, text),
@@ -904,7 +853,6 @@ grant execute on function
   to authenticated;
 grant execute on function sponsorship.provider_verify(text, bigint, text, text, text, numeric, numeric),
   sponsorship.record_verification_refusal(text, bigint, text, numeric, text),
-  sponsorship.release_expired_holds(), core.purge_rate_limit_windows() to service_jobs;
+  sponsorship.release_expired_holds() to service_jobs;
 
 select core.schedule_job('release_expired_sponsorship_holds', '* * * * *', 'sponsorship.release_expired_holds');
-select core.schedule_job('purge_rate_limit_windows', '17 * * * *', 'core.purge_rate_limit_windows');

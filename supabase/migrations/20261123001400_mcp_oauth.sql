@@ -1,6 +1,6 @@
--- MCP OAuth (issue 10): the public MCP endpoint's own OAuth 2.1 authorization server. Clients,
--- e-mail sign-in codes, browser sessions of the sign-in pages, grants, authorization codes,
--- refresh tokens and revoked access tokens.
+-- MCP OAuth: the public MCP endpoint's own OAuth 2.1 authorization server. Clients, e-mail sign-in
+-- codes, browser sessions of the sign-in pages, grants, authorization codes, refresh tokens and
+-- revoked access tokens.
 --
 -- Every secret is stored as a hash computed by the gateway (SHA-256 of a 256-bit random token; an
 -- HMAC-SHA256 keyed with MCP_TOKEN_SECRET for the short e-mail codes, which are too small to be
@@ -12,7 +12,9 @@
 --     functions (sign-in codes, sessions, clients, approve, redeem, rotate, revoke) and
 --     access_allowed, which every /mcp request calls;
 --   authenticated (an API key's owner, or the signed-in person on the grants page): reads their own
---     grants under RLS and revokes them with revoke_my_grant.
+--     grants under RLS and revokes them with revoke_my_grant;
+--   pg_cron (service_jobs): purge_expired_rows, hourly. Grants are the person's record of what they
+--     approved and stay; dynamically registered clients have no expiry.
 --
 -- Outcomes that must commit (a wrong code counts as an attempt; a reused refresh token or
 -- authorization code revokes its grant) are returned as an `error` column instead of raised, since
@@ -21,6 +23,8 @@
 create schema mcp_oauth;
 revoke all on schema mcp_oauth from public;
 grant usage on schema mcp_oauth to api_gateway, authenticated;
+-- The purge job's role: usage only, and execute on mcp_oauth.purge_expired_rows (no table privilege).
+grant usage on schema mcp_oauth to service_jobs;
 alter default privileges in schema mcp_oauth revoke all on tables from public;
 alter default privileges in schema mcp_oauth revoke all on functions from public;
 
@@ -455,6 +459,51 @@ create function mcp_oauth.revoke_my_grant(p_grant_id text) returns boolean
   $$;
 
 -- ============================================================================================
+-- Purge: codes, sessions, tokens and cached client documents after they expired
+-- ============================================================================================
+-- (The rate limits above are counted in core.rate_limit_windows, which core's own job purges.)
+-- Margins after expiry:
+--   * sign-in codes, browser sessions, authorization codes: every check refuses them once
+--     expires_at has passed (an expired authorization code is refused before its reuse is looked
+--     at, so a consumed code needs no row after expiry either); a day's margin keeps them for an
+--     incident's first look and leaves clock skew and in-flight requests far behind.
+--   * revoked access tokens: listed so access_allowed refuses the token until its `exp`, which the
+--     gateway checks first (jose, no clock tolerance); after that the row protects nothing. A day.
+--   * cached Client ID Metadata Documents (kind metadata_document): once expires_at passes the
+--     gateway fetches the document again and cache_metadata_document upserts it, so an expired row
+--     is never used. A day. Registered clients (expires_at null) are never purged.
+--   * refresh tokens: see below.
+create function mcp_oauth.purge_expired_rows() returns integer
+  language sql volatile security definer
+  set search_path = ''
+  as $$
+    with
+      codes as (delete from mcp_oauth.sign_in_codes c where c.expires_at < now() - interval '1 day' returning 1),
+      sessions as (delete from mcp_oauth.browser_sessions s where s.expires_at < now() - interval '1 day' returning 1),
+      authorizations as (delete from mcp_oauth.authorization_codes a where a.expires_at < now() - interval '1 day' returning 1),
+      revocations as (delete from mcp_oauth.revoked_access_tokens r where r.expires_at < now() - interval '1 day' returning 1),
+      documents as (delete from mcp_oauth.clients c
+                    where c.kind = 'metadata_document' and c.expires_at < now() - interval '1 day' returning 1),
+      -- Reuse detection (rotate_refresh_token) finds a rotated token's row and revokes its grant,
+      -- whatever that token's own expires_at says: a stolen old token replayed while the grant's
+      -- newest token still works must still end the grant (the thief's tokens and the owner's). So a
+      -- rotated token is kept as long as any token of its grant is, and no row of a grant goes while
+      -- the grant's newest token (the only one that can still rotate) has not expired. After that the
+      -- grant can never issue a token again (rotation refuses an expired token; an authorization code
+      -- makes a new grant), so revoking it changes nothing a client could use: the rows go 30 days
+      -- later, the margin in which a replayed old token still marks the grant refresh_token_reuse for
+      -- the person to see on the grants page. Only the rotation of a live token adds to a family
+      -- (redemption makes the first token of a new grant), so nothing can join a family this deletes.
+      refresh as (delete from mcp_oauth.refresh_tokens t
+                  where t.expires_at < now() - interval '30 days'
+                    and not exists (select from mcp_oauth.refresh_tokens n
+                                    where n.grant_id = t.grant_id and n.expires_at >= now() - interval '30 days')
+                  returning 1)
+    select ((select count(*) from codes) + (select count(*) from sessions) + (select count(*) from authorizations)
+          + (select count(*) from revocations) + (select count(*) from documents) + (select count(*) from refresh))::integer
+  $$;
+
+-- ============================================================================================
 -- Privileges
 -- ============================================================================================
 revoke execute on all functions in schema mcp_oauth from public;
@@ -474,3 +523,7 @@ grant execute on function
   mcp_oauth.access_allowed(text, uuid, integer)
   to api_gateway;
 grant execute on function mcp_oauth.revoke_my_grant(text) to authenticated;
+grant execute on function mcp_oauth.purge_expired_rows() to service_jobs;
+
+-- Hourly: the rows have a day's margin, so none lingers much past it.
+select core.schedule_job('purge_expired_mcp_oauth_rows', '23 * * * *', 'mcp_oauth.purge_expired_rows');

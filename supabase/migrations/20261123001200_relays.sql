@@ -1,6 +1,6 @@
--- Gasless relays (issue 9 item 10): the service's relayer wallet submits an allowed transaction for
--- a caller (a venue check-in call, a free mint on a registered collection), paid from a sponsor's
--- balance through the same ledger path as every sponsored transaction:
+-- Gasless relays: the service's relayer wallet submits an allowed transaction for a caller (a venue
+-- check-in call, a free mint on a registered collection), paid from a sponsor's balance through the
+-- same ledger path as every sponsored transaction:
 --   relays.reserve (as the caller): sponsorship.check (settings, caps, balance; a hold) plus the
 --     relay's own rules, or an error and nothing held;
 --   relays.take_nonce + relays.record_signed (as service_jobs, ONE transaction): the relayer
@@ -20,10 +20,6 @@
 -- A schema of its own (not sponsorship): its functions' grants are listed by tests/db/relays/, and
 -- the sponsorship schema's grant lists stay what its own tests say. Everything is SECURITY DEFINER
 -- with an empty search_path; tables grant nothing to anyone (RLS on, no policy).
-
-alter table sponsorship.usage drop constraint usage_mode_check;
-alter table sponsorship.usage add constraint usage_mode_check
-  check (mode in ('eoa', 'eip7702', 'erc4337', 'recorded', 'relayed'));
 
 create schema relays;
 revoke all on schema relays from public;
@@ -253,23 +249,52 @@ create function relays.mark_sent(p_relay_id text, p_tx_hash text) returns void
     update relays.relays set status = 'sent', updated_at = now() where id = p_relay_id and status = 'signed';
   $$;
 
--- The relayer's relays not mined nor failed, oldest nonce first, with their attempts (newest first)
--- and the hold that caps replacement fees.
+-- The relayer's pending relays: not mined nor failed, each with its attempts (newest first) and the
+-- hold that caps replacement fees. What a pending relay is, is said once, in this view, which both
+-- functions below read: the recovery pass's batch (relays.pending) and a status read's own relay
+-- (relays.pending_relay), which must find its relay whatever its nonce, however many relays of the
+-- relayer are pending below it. A view, not a function: the planner inlines it, so the by-id read
+-- stays a primary-key lookup and the batch read keeps its (chain_id, relayer, nonce) index order.
+-- Nobody is granted the view; only the definer functions read it.
+create view relays.pending_relays as
+  select r.chain_id, r.relayer, r.id, r.nonce, r.status, r.to_address, r.call_data, r.gas_limit, v.max_cost,
+         (select array_agg(a.tx_hash order by a.attempt desc) from relays.attempts a where a.relay_id = r.id) as tx_hashes,
+         l.raw_tx as latest_raw_tx, l.max_fee_per_gas as latest_max_fee, l.max_priority_fee_per_gas as latest_priority_fee,
+         l.created_at as latest_at, l.attempt::integer as attempts
+  from relays.relays r
+  join sponsorship.reservations v on v.id = r.reservation_id
+  cross join lateral (select * from relays.attempts a where a.relay_id = r.id order by a.attempt desc limit 1) l
+  where r.status in ('signed', 'sent');
+revoke all on relays.pending_relays from public;
+
+-- The relayer's pending relays, oldest nonce first.
 create function relays.pending(p_chain_id bigint, p_relayer text, p_limit integer)
   returns table (id text, nonce bigint, status text, to_address text, call_data text, gas_limit numeric, max_cost numeric, tx_hashes text[],
                  latest_raw_tx text, latest_max_fee numeric, latest_priority_fee numeric, latest_at timestamptz, attempts integer)
   language sql stable security definer
   set search_path = ''
   as $$
-    select r.id, r.nonce, r.status, r.to_address, r.call_data, r.gas_limit, v.max_cost,
-           (select array_agg(a.tx_hash order by a.attempt desc) from relays.attempts a where a.relay_id = r.id),
-           l.raw_tx, l.max_fee_per_gas, l.max_priority_fee_per_gas, l.created_at, l.attempt::integer
-    from relays.relays r
-    join sponsorship.reservations v on v.id = r.reservation_id
-    cross join lateral (select * from relays.attempts a where a.relay_id = r.id order by a.attempt desc limit 1) l
-    where r.chain_id = p_chain_id and r.relayer = p_relayer and r.status in ('signed', 'sent')
-    order by r.nonce
+    select p.id, p.nonce, p.status, p.to_address, p.call_data, p.gas_limit, p.max_cost, p.tx_hashes,
+           p.latest_raw_tx, p.latest_max_fee, p.latest_priority_fee, p.latest_at, p.attempts
+    from relays.pending_relays p
+    where p.chain_id = p_chain_id and p.relayer = p_relayer
+    order by p.nonce
     limit p_limit
+  $$;
+
+-- One of them, by id (the primary key), with exactly the columns and conditions of relays.pending:
+-- the same chain and relayer, status signed or sent, its newest attempt. No row when the relay is
+-- not pending, is another relayer's or chain's, or does not exist.
+create function relays.pending_relay(p_chain_id bigint, p_relayer text, p_relay_id text)
+  returns table (id text, nonce bigint, status text, to_address text, call_data text, gas_limit numeric, max_cost numeric, tx_hashes text[],
+                 latest_raw_tx text, latest_max_fee numeric, latest_priority_fee numeric, latest_at timestamptz, attempts integer)
+  language sql stable security definer
+  set search_path = ''
+  as $$
+    select p.id, p.nonce, p.status, p.to_address, p.call_data, p.gas_limit, p.max_cost, p.tx_hashes,
+           p.latest_raw_tx, p.latest_max_fee, p.latest_priority_fee, p.latest_at, p.attempts
+    from relays.pending_relays p
+    where p.id = p_relay_id and p.chain_id = p_chain_id and p.relayer = p_relayer
   $$;
 
 -- A replacement: the relay row's lock (skip locked: another replica is replacing it), then the new
@@ -406,7 +431,8 @@ grant execute on function
 grant execute on function
   relays.sync_nonce(bigint, text, bigint), relays.take_nonce(bigint, text),
   relays.record_signed(text, bigint, text, bigint, text, text, text, text, numeric, text, text, numeric, numeric),
-  relays.mark_sent(text, text), relays.pending(bigint, text, integer), relays.lock_pending(text),
+  relays.mark_sent(text, text), relays.pending(bigint, text, integer), relays.pending_relay(bigint, text, text),
+  relays.lock_pending(text),
   relays.add_attempt(text, text, text, numeric, numeric), relays.complete(text, text, numeric, boolean),
   relays.fail(text, text)
   to service_jobs;

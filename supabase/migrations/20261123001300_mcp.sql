@@ -1,20 +1,26 @@
--- MCP (issue 10): the audit of tool calls on both MCP endpoints and their per-token rate limits.
+-- MCP: the audit of tool calls on both MCP endpoints, their per-token rate limits, and the audit's
+-- retention.
 --
 -- Every tool call (backend endpoint: an API key; public endpoint: an OAuth grant) appends one row to
 -- mcp.tool_calls: who (the user, and the key or the OAuth client, grant and scopes), which tool with
 -- which arguments (secrets redacted by the gateway before they get here), the outcome and its error
 -- code, the duration and the request id. Tokens and keys are never written: the key is named by its
 -- id, taken from the transaction's claims (core.enter_api_key_scope sets them), never from the caller.
+-- A person's decision on a confirmation link is recorded in the same table, with endpoint
+-- 'confirmation' (mcp_confirmations.record_decision, 20261123001500_mcp_confirmations.sql).
 --
 -- Who calls what:
 --   the gateway, in the caller's own scope (role authenticated): record_tool_call (security definer:
 --     the table grants no INSERT), take_rate_limit, and SELECT on tool_calls, where RLS shows each
 --     user their own calls only (GET /api/v3/me/mcp-audit).
+--   pg_cron (service_jobs): purge_tool_calls, the only delete path granted to anyone.
 -- Rows are append-only: nobody is granted UPDATE or DELETE.
 
 create schema mcp;
 revoke all on schema mcp from public;
 grant usage on schema mcp to authenticated;
+-- The purge job's role: usage only, and execute on mcp.purge_tool_calls (no table privilege).
+grant usage on schema mcp to service_jobs;
 alter default privileges in schema mcp revoke all on tables from public;
 alter default privileges in schema mcp revoke all on functions from public;
 
@@ -24,7 +30,8 @@ alter default privileges in schema mcp revoke all on functions from public;
 create table mcp.tool_calls (
   id           bigint generated always as identity primary key,
   user_id      core.object_id not null references core.users (id) on delete cascade,
-  endpoint     text not null check (endpoint in ('backend', 'public')),
+  -- confirmation: a person's decision on a confirmation link (no assistant made it)
+  endpoint     text not null check (endpoint in ('backend', 'public', 'confirmation')),
   -- backend: the API key that called (its id; the key itself is never stored here)
   api_key_id   core.object_id references core.api_keys (id) on delete set null,
   -- public: the OAuth client (up to 2048 characters, as in mcp_oauth.clients: a metadata document's
@@ -41,9 +48,15 @@ create table mcp.tool_calls (
   duration_ms  integer not null check (duration_ms >= 0),
   request_id   text not null check (char_length(request_id) between 1 and 200),
   created_at   timestamptz not null default now(),
-  constraint tool_calls_error_has_a_code check ((outcome = 'error') = (error_code is not null))
+  -- confirmation: the link decided (its id; no foreign key: the link is deleted 30 days after its
+  -- decision, its audit record is kept as long as the tool calls are)
+  confirmation_id core.object_id,
+  constraint tool_calls_error_has_a_code check ((outcome = 'error') = (error_code is not null)),
+  constraint tool_calls_decision_names_its_link check (endpoint <> 'confirmation' or confirmation_id is not null)
 );
 create index tool_calls_user_created on mcp.tool_calls (user_id, created_at desc, id desc);
+-- The purge's scan.
+create index tool_calls_created_at_idx on mcp.tool_calls (created_at);
 alter table mcp.tool_calls enable row level security;
 
 grant select on mcp.tool_calls to authenticated;
@@ -99,6 +112,33 @@ create function mcp.take_rate_limit(p_endpoint text, p_token text, p_limit integ
   $$;
 
 -- ============================================================================================
+-- Retention: the tool-call audit is kept 180 days (a pg_cron job, as service_jobs)
+-- ============================================================================================
+-- 180 days: long enough to answer for a key's or an assistant's calls over half a year (a person
+-- reviewing GET /api/v3/me/mcp-audit, an operator tracing a leaked key or a disputed action back
+-- through a quarter and more), short enough that redacted-but-personal tool arguments are not kept
+-- without end.
+--
+-- The table is append-only by privileges: nobody (anon, authenticated, service_role, service_jobs,
+-- api_gateway) holds UPDATE, DELETE or TRUNCATE on it, and RLS lets authenticated read its own rows
+-- only. There is no append-only trigger: only the table owner (the migrations' role) can change
+-- rows, and the foreign keys' cascades must keep working (deleting a user deletes their calls,
+-- deleting a key sets api_key_id null), which a trigger refusing delete or update would block. This
+-- function is the only delete path granted to anyone, and it deletes nothing younger than the
+-- retention.
+--
+-- Security definer with an empty search_path, like every write here: service_jobs holds no table
+-- privilege, so a statement of its own (the gateway can become service_jobs for its loops) reads and
+-- deletes nothing.
+create function mcp.purge_tool_calls() returns integer
+  language sql volatile security definer
+  set search_path = ''
+  as $$
+    with deleted as (delete from mcp.tool_calls t where t.created_at < now() - interval '180 days' returning 1)
+    select count(*)::integer from deleted
+  $$;
+
+-- ============================================================================================
 -- Grants: deny by default, then exactly these
 -- ============================================================================================
 revoke execute on all functions in schema mcp from public;
@@ -106,6 +146,7 @@ grant execute on function
   mcp.record_tool_call(text, text, jsonb, text, text, integer, integer, text, text, text, text[]),
   mcp.take_rate_limit(text, text, integer)
   to authenticated;
+grant execute on function mcp.purge_tool_calls() to service_jobs;
 
 -- ============================================================================================
 -- The backend endpoint's two writes, each one statement for an API key
@@ -146,3 +187,9 @@ revoke execute on function core.mcp_take_rate_limit(bytea, text[], text, integer
 revoke execute on function core.mcp_record_tool_call(bytea, text[], text, text, jsonb, text, text, integer, integer, text) from public;
 grant execute on function core.mcp_take_rate_limit(bytea, text[], text, integer) to api_gateway;
 grant execute on function core.mcp_record_tool_call(bytea, text[], text, text, jsonb, text, text, integer, integer, text) to api_gateway;
+
+-- ============================================================================================
+-- Schedule
+-- ============================================================================================
+-- Daily, at night (UTC), apart from the other MCP purges: the margin is 180 days.
+select core.schedule_job('purge_old_mcp_tool_calls', '47 3 * * *', 'mcp.purge_tool_calls');

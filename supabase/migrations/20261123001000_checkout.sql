@@ -1,5 +1,6 @@
--- Checkout (issue 8): EVM collections, idempotent checkout sessions, payment attempts, completion,
--- NFTs, and the `checkout.completed` webhook outbox with its signing secrets.
+-- Checkout: EVM collections, idempotent checkout sessions, the hosted page's payment attempts and
+-- completion, NFTs, the `checkout.completed` webhook outbox with its signing secrets, and the
+-- reconciler that completes (or fails) checkouts whose page closed.
 --
 -- Postgres decides what two API replicas racing on the same order, transaction or delivery get:
 --   * one session per (owner, externalOrderId): a unique constraint and `on conflict do nothing`;
@@ -11,25 +12,43 @@
 --   store backend (API key, role `authenticated`): collections, create_session, own sessions, the
 --     delivery log, webhook secrets, requeue_webhook. RLS: owners see their own rows only.
 --   hosted checkout page (client secret, role `anon`): session_by_client_secret,
---     record_payment_attempt, record_payment_transaction, complete_session. The page has no user,
---     so these are security definer functions that authenticate by the SHA-256 of the client secret
---     together with the session id, and return or change that one session only. anon holds no
+--     record_payment_attempt, record_payment_transaction, payer_of_transaction, complete_session.
+--     The page has no user, so these are security definer functions that authenticate by the
+--     SHA-256 of the client secret together with the session id, and return or change that one
+--     session only; allowed_origin_of answers the page's frame-ancestors by id alone. anon holds no
 --     table privilege in this schema.
 --   background jobs (role `service_jobs`): expire_sessions (pg_cron, every minute) and the webhook
 --     dispatcher (claim_webhook_deliveries, record_webhook_attempt), security invoker under RLS
---     policies written for that role; the reconciler's payment_attempts_to_reconcile and
---     complete_session_as_job, security definer (they read and complete any owner's session).
+--     policies written for that role; the reconciler's payment_attempts_to_reconcile,
+--     sessions_to_search_for_mints, complete_session_as_job and fail_session_as_job, security
+--     definer (they read, complete and fail any owner's session).
 --
 -- Errors (PostgREST style, mapped by the gateway): PT400 validation_failed, price_not_allowed,
 -- payment_method_not_enabled, payment_mismatch; PT404 collection_not_found, checkout_not_found,
 -- payment_attempt_not_found, webhook_secret_not_found; PT409 idempotency_conflict (detail
 -- {"differingFields": [...]}), checkout_not_payable (detail {"status": ...}),
 -- transaction_already_used, checkout_not_completed (detail {"status": ...}),
--- attempt_has_another_transaction, delivery_not_pending.
+-- attempt_has_another_transaction, delivery_not_pending, checkout_not_open (detail {"status": ...}).
 --
--- When a session is FAILED: only by an operator or a later job (a terminal server-side failure,
--- SPEC 3); no function in this file moves a session there yet. FAILED is terminal: no payment
--- starts and nothing completes it.
+-- ## When a session is FAILED
+--
+-- FAILED (SPEC 3: "PENDING | server-side failure | terminal failure | FAILED | checkout stopped")
+-- means: the checkout's reference was consumed on-chain by a mint that cannot complete it. Every
+-- supported collection accepts a checkoutRef once (a second mint with it reverts), so once a
+-- confirmed CheckoutMinted of the session's collection carries the session's reference with another
+-- amount or another payment token than the session asks (e.g. the owner changed the static price
+-- with setStaticPrice and the mint paid the new one, or a voucher was signed for another price), no
+-- payment can ever complete the checkout. The reconciler (service_jobs) finds that mint in the
+-- collection's logs, verifies its receipt like a confirmation does, and only for those permanent
+-- refusals (wrong_amount, wrong_token) calls checkout.fail_session_as_job(id,
+-- 'checkout_reference_consumed'). Never for "not mined yet", "not enough confirmations", RPC errors,
+-- nor for a mint to a wallet that prepared no payment (the page's confirmation may still complete
+-- that one). The hosted page's confirmation does not set FAILED: it answers the refusal (400) and
+-- leaves the verdict to the reconciler, so there is one place that decides.
+--
+-- FAILED is terminal: no payment starts (record_payment_attempt: PT409 checkout_not_payable), nothing
+-- completes it (complete_locked_session: PT409 checkout_not_payable), the reconciler drops it from
+-- its work lists, and reads show FAILED with failure_reason.
 
 -- ============================================================================================
 -- Schema and default privileges: deny by default
@@ -70,6 +89,9 @@ create table checkout.collections (
   -- addresses on this chain at registration (the insert policy).
   verified_owner_address  text not null check (checkout.is_evm_address(verified_owner_address)),
   created_at              timestamptz not null default now(),
+  -- The ERC-20's symbol() read at registration, shown by the hosted page: null for the native
+  -- currency and for a token without a readable symbol.
+  token_symbol            text check (char_length(token_symbol) between 1 and 32),
   constraint collections_mint_price_iff_static check ((pricing = 'static') = (mint_price is not null))
 );
 -- A contract is registered once on its chain, by whoever proved they own it first.
@@ -106,7 +128,7 @@ create policy collections_delete_owner on checkout.collections
 
 grant select on checkout.collections to authenticated;
 grant insert (owner_id, chain_id, address, pricing, mint_price, payment_token, token_decimals,
-              provider_card_chain_ids, verified_owner_address)
+              provider_card_chain_ids, verified_owner_address, token_symbol)
   on checkout.collections to authenticated;
 -- chain, address and verified owner are what ownership was proved for: not changeable.
 grant update (pricing, mint_price, payment_token, token_decimals, provider_card_chain_ids)
@@ -343,6 +365,8 @@ create table checkout.payment_attempts (
   created_at    timestamptz not null default now()
 );
 create index payment_attempts_session_id_idx on checkout.payment_attempts (session_id, prepared_at);
+-- The reconciler's work lists read attempts of the last 3 days.
+create index payment_attempts_prepared_at_idx on checkout.payment_attempts (prepared_at);
 
 alter table checkout.payment_attempts enable row level security;
 create policy payment_attempts_select_owner on checkout.payment_attempts
@@ -529,23 +553,26 @@ create function checkout.session_for_client_secret(p_session_id core.object_id, 
   $$;
 
 -- GET /checkout/sessions/<id> with X-Checkout-Client-Secret: the client-safe session, or no row.
--- Never the webhook URL, the owner, the external order id or any secret.
+-- Never the webhook URL, the owner, the external order id or any secret. With the failure reason
+-- and the payment token's symbol, which the page shows.
 create function checkout.session_by_client_secret(p_session_id core.object_id, p_client_secret_hash bytea)
   returns table (
-    id                core.object_id,
-    status            text,
-    expires_at        timestamptz,
-    items             jsonb,
-    price             numeric,
-    payment_methods   jsonb,
-    allowed_origin    text,
-    chain_id          bigint,
+    id                 core.object_id,
+    status             text,
+    expires_at         timestamptz,
+    items              jsonb,
+    price              numeric,
+    payment_methods    jsonb,
+    allowed_origin     text,
+    chain_id           bigint,
     collection_address text,
-    payment_token     text,
-    token_decimals    smallint,
-    pricing           text,
-    tx_hash           text,
-    completed_at      timestamptz
+    payment_token      text,
+    token_decimals     smallint,
+    pricing            text,
+    tx_hash            text,
+    completed_at       timestamptz,
+    token_symbol       text,
+    failure_reason     text
   )
   language plpgsql stable security definer
   set search_path = ''
@@ -554,12 +581,25 @@ create function checkout.session_by_client_secret(p_session_id core.object_id, p
     return query
       select s.id, checkout.session_status(s), s.expires_at, s.request -> 'items', s.price::numeric,
              s.request -> 'paymentMethods', s.request ->> 'allowedOrigin', c.chain_id, c.address,
-             c.payment_token, c.token_decimals, c.pricing, s.tx_hash, s.completed_at
+             c.payment_token, c.token_decimals, c.pricing, s.tx_hash, s.completed_at, c.token_symbol,
+             s.failure_reason
       from checkout.sessions s
       join checkout.collections c on c.id = s.collection_id
       where s.id = p_session_id and s.client_secret_hash = p_client_secret_hash;
   end
   $$;
+
+-- The hosted checkout page (GET /checkout/<id>) is served with
+-- `Content-Security-Policy: frame-ancestors <allowedOrigin>`, so no other origin can embed it.
+-- The page request carries no client secret (it is in the URL fragment, which browsers never send),
+-- so the gateway needs the session's allowed origin by id alone. This function returns exactly that
+-- origin and nothing else: the origin is not a secret (the storefront shows itself to every
+-- visitor), and an unknown id answers null, which the gateway serves with `frame-ancestors 'none'`.
+create function checkout.allowed_origin_of(p_session_id core.object_id)
+  returns text
+  language sql stable security definer
+  set search_path = ''
+  as $$ select s.request ->> 'allowedOrigin' from checkout.sessions s where s.id = p_session_id $$;
 
 -- Records that the page prepared a payment for p_payer: only while the session reads PENDING
 -- (SPEC 3: no new payment starts after expiry). PT409 checkout_not_payable with {"status": ...}.
@@ -788,6 +828,27 @@ create function checkout.record_payment_transaction(
   end
   $$;
 
+-- Confirmation: the payer whose attempt of this session reported this transaction hash
+-- (record_payment_transaction), the latest such attempt; null when no attempt did. The page has no
+-- table privilege (anon), so this is a security definer function authenticated like the others by
+-- the session id and its client secret's hash; a wrong secret also answers null (the gateway has
+-- already answered 404 for it after session_by_client_secret).
+create function checkout.payer_of_transaction(p_session_id core.object_id, p_client_secret_hash bytea, p_tx_hash text)
+  returns text
+  language sql stable security definer
+  set search_path = ''
+  as $$
+    select a.payer_address
+    from checkout.sessions s
+    join checkout.payment_attempts a on a.session_id = s.id
+    where s.id = p_session_id and s.client_secret_hash = p_client_secret_hash and a.tx_hash = lower(p_tx_hash)
+    order by a.prepared_at desc
+    limit 1
+  $$;
+
+-- ============================================================================================
+-- The reconciler (service_jobs): checkouts whose customer paid and closed the page
+-- ============================================================================================
 -- The reconciler's work list (service_jobs): payment attempts of sessions that are neither
 -- COMPLETED nor FAILED, prepared before their session's expiry and in the last 3 days (about the
 -- webhook's retry horizon; older ones are left to an operator). Attempts with a reported hash come
@@ -825,7 +886,79 @@ create function checkout.payment_attempts_to_reconcile(p_limit integer)
       limit least(greatest(coalesce(p_limit, 1), 1), 1000);
   end
   $$;
-create index payment_attempts_prepared_at_idx on checkout.payment_attempts (prepared_at);
+
+-- The reconciler's second work list, for the CheckoutMinted log search (attempts whose page closed
+-- before the wallet answered have no hash to check): one row per session that is neither COMPLETED
+-- nor FAILED and has payment attempts prepared before its expiry and in the last 3 days (the same
+-- horizon as payment_attempts_to_reconcile), with the payers of those attempts: a mint found for
+-- the session's reference completes it only when minted to one of them (an EXPIRED session
+-- completes only for such a payer anyway). Newest attempt first: the log search covers recent
+-- blocks only, so under the limit recent checkouts come first.
+create function checkout.sessions_to_search_for_mints(p_limit integer)
+  returns table (
+    session_id         core.object_id,
+    chain_id           bigint,
+    collection_address text,
+    price              numeric,
+    payment_token      text,
+    payers             text[]
+  )
+  language plpgsql stable security definer
+  set search_path = ''
+  as $$
+  begin
+    return query
+      select s.id, c.chain_id, c.address, s.price::numeric, c.payment_token,
+             array_agg(distinct lower(a.payer_address))
+      from checkout.sessions s
+      join checkout.collections c on c.id = s.collection_id
+      join checkout.payment_attempts a on a.session_id = s.id
+      where s.status in ('PENDING', 'EXPIRED')
+        and a.prepared_at < s.expires_at
+        and a.prepared_at > now() - interval '3 days'
+      group by s.id, c.chain_id, c.address, c.payment_token
+      order by max(a.prepared_at) desc, s.id
+      limit least(greatest(coalesce(p_limit, 1), 1), 5000);
+  end
+  $$;
+
+-- The reconciler's terminal failure (see "When a session is FAILED" above): the session row locked,
+-- PENDING or EXPIRED (stored or as read) → FAILED with p_reason, a stable code (lower-case letters,
+-- digits and _). Already FAILED: returned unchanged (concurrent reconcilers); COMPLETED: PT409
+-- checkout_not_open with {"status": ...}; unknown id: PT404 checkout_not_found; a reason that is no
+-- code: PT400 validation_failed. Security definer: service_jobs holds no update of live sessions.
+create function checkout.fail_session_as_job(p_session_id core.object_id, p_reason text)
+  returns checkout.sessions
+  language plpgsql volatile security definer
+  set search_path = ''
+  as $$
+  declare
+    v_session checkout.sessions;
+    v_status text;
+  begin
+    if coalesce(p_reason, '') !~ '^[a-z][a-z0-9_]{0,99}$' then
+      raise exception 'the failure reason must be a code such as checkout_reference_consumed'
+        using errcode = 'PT400', hint = 'validation_failed';
+    end if;
+    select * into v_session from checkout.sessions s where s.id = p_session_id for update;
+    if v_session.id is null then
+      raise exception 'no such checkout' using errcode = 'PT404', hint = 'checkout_not_found';
+    end if;
+    v_status := checkout.session_status(v_session);
+    if v_status = 'FAILED' then
+      return v_session;
+    end if;
+    if v_status not in ('PENDING', 'EXPIRED') then
+      raise exception 'this checkout is % and cannot fail', v_status
+        using errcode = 'PT409', hint = 'checkout_not_open',
+              detail = json_build_object('status', v_status)::text;
+    end if;
+    update checkout.sessions s set status = 'FAILED', failure_reason = p_reason
+      where s.id = v_session.id
+      returning * into v_session;
+    return v_session;
+  end
+  $$;
 
 -- ============================================================================================
 -- The store's retry: another delivery of the same event
@@ -896,8 +1029,9 @@ create function checkout.expire_sessions() returns integer
 
 -- The dispatcher's claim: up to p_limit due deliveries (1..1000), leased for p_lease_seconds so a
 -- crashed dispatcher's claims come back; skip locked, so replicas never wait for each other nor
--- take the same row. Returns what a delivery needs, the signing secrets' ciphertexts included (the
--- previous one while its overlap lasts).
+-- take the same row. Returns what a delivery needs, so the dispatcher needs no second statement per
+-- claim: the signing secrets' ciphertexts (the previous one while its overlap lasts), the owner (it
+-- names the signing secret's associated data) and created_at (the retry horizon runs from it).
 create function checkout.claim_webhook_deliveries(p_limit integer, p_lease_seconds integer default 60)
   returns table (
     delivery_id                core.object_id,
@@ -907,7 +1041,9 @@ create function checkout.claim_webhook_deliveries(p_limit integer, p_lease_secon
     payload                    jsonb,
     attempts                   integer,
     secret_ciphertext          bytea,
-    previous_secret_ciphertext bytea
+    previous_secret_ciphertext bytea,
+    owner_id                   core.object_id,
+    created_at                 timestamptz
   )
   language plpgsql volatile security invoker
   set search_path = ''
@@ -930,7 +1066,8 @@ create function checkout.claim_webhook_deliveries(p_limit integer, p_lease_secon
           (select w.secret_ciphertext from checkout.webhook_secrets w
             where w.owner_id = d.owner_id and w.webhook_url = d.webhook_url),
           (select w.previous_secret_ciphertext from checkout.webhook_secrets w
-            where w.owner_id = d.owner_id and w.webhook_url = d.webhook_url and w.previous_valid_until > now());
+            where w.owner_id = d.owner_id and w.webhook_url = d.webhook_url and w.previous_valid_until > now()),
+          d.owner_id, d.created_at;
   end
   $$;
 
@@ -1030,12 +1167,16 @@ grant execute on function checkout.session_by_client_secret(core.object_id, byte
 grant execute on function checkout.record_payment_attempt(core.object_id, bytea, text) to anon;
 grant execute on function checkout.complete_session(core.object_id, bytea, text, text, numeric[], numeric, text, bigint) to anon;
 grant execute on function checkout.record_payment_transaction(core.object_id, bytea, core.object_id, text) to anon;
+grant execute on function checkout.payer_of_transaction(core.object_id, bytea, text) to anon;
+grant execute on function checkout.allowed_origin_of(core.object_id) to anon;
 -- The jobs.
 grant execute on function checkout.expire_sessions() to service_jobs;
 grant execute on function checkout.claim_webhook_deliveries(integer, integer) to service_jobs;
 grant execute on function checkout.record_webhook_attempt(core.object_id, integer, text, timestamptz) to service_jobs;
 grant execute on function checkout.payment_attempts_to_reconcile(integer) to service_jobs;
 grant execute on function checkout.complete_session_as_job(core.object_id, text, text, numeric[], numeric, text, bigint) to service_jobs;
+grant execute on function checkout.sessions_to_search_for_mints(integer) to service_jobs;
+grant execute on function checkout.fail_session_as_job(core.object_id, text) to service_jobs;
 
 -- Every minute (pg_cron's finest): the stored state lags the clock by at most a minute, reads never.
 select core.schedule_job('expire_checkout_sessions', '* * * * *', 'checkout.expire_sessions');
