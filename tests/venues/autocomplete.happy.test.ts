@@ -1,7 +1,7 @@
 // Venue autocomplete on the real data set (GeoNames cities, loaded into the template database) and
 // on the venues of events, through the app with real API keys.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { VenueSuggestionSchema } from "../../supabase/functions/api/venues/routes.ts";
+import { VenueSuggestionSchema } from "../../supabase/functions/_shared/venues/schemas.ts";
 import { createEvent } from "../events/event-fixtures.ts";
 import { createTestContext, type TestContext, type UserWithKey } from "../setup/test-context.ts";
 

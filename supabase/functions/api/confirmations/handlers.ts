@@ -25,7 +25,7 @@ import type { AppEnv } from "../../_shared/http/context.ts";
 import { ApiError } from "../../_shared/http/errors.ts";
 import { auditDecision, type DecisionRecord } from "../../_shared/mcp/audit.ts";
 import { callRoute, type InProcessApp, type RouteAnswer } from "../../_shared/mcp/call-route.ts";
-import { checkSiweMessage } from "../identity/siwe.ts";
+import { checkSiweMessage } from "../../_shared/identity/siwe.ts";
 import { sponsorshipVaultOf } from "../sponsorship/handlers.ts";
 import {
   actionHash, bindingOf, CONFIRMATION_SECONDS, type ConfirmationKind, displayRows, hex, isKind, KINDS, settingsMessage,

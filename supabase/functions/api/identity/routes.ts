@@ -1,41 +1,12 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { requireApiKey } from "../../_shared/auth/middleware.ts";
 import { errorResponses } from "../../_shared/http/errors.ts";
-import { apiKeySecurity, ObjectId } from "../../_shared/http/openapi.ts";
-import { SIWE_CLOCK_SKEW_SECONDS, SIWE_MAX_CHAIN_ID } from "./siwe.ts";
-
-
-export const SessionSchema = z
-  .object({
-    user: z.object({ id: ObjectId.openapi({ description: "The service's user id (24-hex ObjectID). Ids from your own system are not comparable with it." }) }),
-  })
-  .openapi("Session");
-
-export const ProfileSchema = z
-  .object({
-    id: ObjectId,
-    email: z.string().nullable(),
-    username: z.string().nullable(),
-    displayName: z.string().nullable(),
-    bio: z.string().nullable(),
-    avatarUrl: z.string().nullable(),
-    createdAt: z.string().openapi({ format: "date-time" }),
-    updatedAt: z.string().openapi({ format: "date-time" }),
-  })
-  .openapi("Profile");
-
-export const CryptoAddressSchema = z
-  .object({
-    address: z.string().openapi({ example: "0x71C7656EC7ab88b098defB751B7401B5f6d8976F" }),
-    chainId: z.union([z.number().int(), z.string()]).openapi({
-      description: "EVM chains: the numeric chain id. Other chains: a CAIP-2 style name such as `sui:mainnet`.",
-      example: 8453,
-    }),
-    connector: z.string().openapi({ example: "metamask" }),
-    createdAt: z.string().openapi({ format: "date-time" }),
-  })
-  .openapi("CryptoAddress");
-
+import { apiKeySecurity } from "../../_shared/http/openapi.ts";
+import {
+  CryptoAddressListSchema, CryptoAddressSchema, LinkCryptoAddressSchema, LinkedAddress, LinkedChainId, ProfileSchema, SessionSchema,
+  SiweNonceSchema,
+} from "../../_shared/identity/schemas.ts";
+import { SIWE_CLOCK_SKEW_SECONDS, SIWE_MAX_CHAIN_ID } from "../../_shared/identity/siwe.ts";
 
 export const getSession = createRoute({
   method: "get",
@@ -72,10 +43,7 @@ export const listCryptoAddresses = createRoute({
   security: apiKeySecurity,
   middleware: [requireApiKey] as const,
   responses: {
-    200: {
-      description: "Linked addresses",
-      content: { "application/json": { schema: z.object({ items: z.array(CryptoAddressSchema) }).openapi("CryptoAddressList") } },
-    },
+    200: { description: "Linked addresses", content: { "application/json": { schema: CryptoAddressListSchema } } },
     ...errorResponses(401),
   },
 });
@@ -96,13 +64,7 @@ export const createSiweNonce = createRoute({
   responses: {
     201: {
       description: "A fresh nonce",
-      content: {
-        "application/json": {
-          schema: z
-            .object({ nonce: z.string(), expiresAt: z.string().openapi({ format: "date-time" }), domains: z.array(z.string()) })
-            .openapi("SiweNonce"),
-        },
-      },
+      content: { "application/json": { schema: SiweNonceSchema } },
     },
     ...errorResponses(401, 429),
   },
@@ -138,18 +100,7 @@ export const linkCryptoAddress = createRoute({
   request: {
     body: {
       required: true,
-      content: {
-        "application/json": {
-          schema: z
-            .object({
-              message: z.string().min(1).max(4096).openapi({ description: "The EIP-4361 message exactly as signed" }),
-              signature: z.string().regex(/^0x[0-9a-fA-F]{130}$/).openapi({ description: "65-byte hex signature (EIP-191)" }),
-              connector: z.string().min(1).max(64).openapi({ example: "metamask" }),
-            })
-            .strict()
-            .openapi("LinkCryptoAddressRequest"),
-        },
-      },
+      content: { "application/json": { schema: LinkCryptoAddressSchema } },
     },
   },
   responses: {
@@ -166,8 +117,8 @@ export const unlinkCryptoAddress = createRoute({
   security: apiKeySecurity,
   middleware: [requireApiKey] as const,
   request: {
-    params: z.object({ address: z.string().min(3).max(128) }),
-    query: z.object({ chainId: z.string().regex(/^([0-9]{1,20}|[a-z0-9]{3,8}:[a-zA-Z0-9-]{1,32})$/).openapi({ example: "8453" }) }),
+    params: z.object({ address: LinkedAddress }),
+    query: z.object({ chainId: LinkedChainId }),
   },
   responses: {
     204: { description: "Unlinked" },

@@ -1,72 +1,11 @@
-import { createRoute, z } from "@hono/zod-openapi";
+import { createRoute } from "@hono/zod-openapi";
 import { requireApiKey } from "../../_shared/auth/middleware.ts";
 import { ErrorBodySchema, errorResponses } from "../../_shared/http/errors.ts";
-import { AddressSchema } from "../../_shared/events/schemas.ts";
 import { apiKeySecurity, jsonContent } from "../../_shared/http/openapi.ts";
-import { type RefusedParameter, refuseUnknownParameters } from "../../_shared/http/unknown-parameters.ts";
-
-export const QUERY_MIN_CHARACTERS = 2;
-export const QUERY_MAX_CHARACTERS = 200;
-
-export const VenueSuggestionSchema = z
-  .object({
-    label: z.string().openapi({ example: "Berlin, State of Berlin, Germany", description: "One line to show in a picker" }),
-    name: z.string().openapi({ example: "Berlin", description: "Use as the venue's `name` of an event" }),
-    address: AddressSchema.openapi({ description: "Use as the venue's `address` of an event; `country` is ISO 3166-1 alpha-2" }),
-    coordinates: z.object({ lat: z.number().min(-90).max(90), lng: z.number().min(-180).max(180) })
-      .openapi({ example: { lat: 52.52437, lng: 13.41053 } }),
-    source: z.enum(["places", "events", "photon", "nominatim"]).openapi({
-      description: "places: the open GeoNames data set (CC-BY-4.0); events: the venue of an event you can see; " +
-        "photon / nominatim: the external geocoder the service is configured with",
-    }),
-  })
-  .openapi("VenueSuggestion");
-
-const REFUSED_PARAMETERS: Record<string, RefusedParameter> = {
-  limit: { code: "limit_not_supported", message: "`limit` is not a parameter; use `take` (1-20, default 10)." },
-};
-
-const autocompleteParameters = {
-  q: z.string().trim().openapi({
-    description: `The text typed so far, ${QUERY_MIN_CHARACTERS}-${QUERY_MAX_CHARACTERS} characters after trimming. ` +
-      "Shorter: 400 `query_too_short`; longer: 400 `query_too_long`; control characters: 400 `validation_failed`.",
-    example: "Berl",
-  }),
-  take: z.coerce.number().int().min(1).max(20).default(10)
-    .openapi({ description: "Suggestions to return, 1-20. `limit` is not a parameter.", example: 10 }),
-};
-
-export const AutocompleteQuerySchema = z
-  .object(autocompleteParameters)
-  .catchall(z.unknown())
-  .superRefine((query, ctx) => {
-    refuseUnknownParameters(query, autocompleteParameters, REFUSED_PARAMETERS, ctx);
-    const q = query.q;
-    if (typeof q !== "string") return;
-    if (/\p{Cc}/u.test(q)) {
-      ctx.addIssue({ code: "custom", path: ["q"], message: "must not contain control characters", params: { code: "validation_failed" } });
-      return;
-    }
-    const characters = [...q].length;
-    if (characters < QUERY_MIN_CHARACTERS) {
-      ctx.addIssue({
-        code: "custom", path: ["q"], params: { code: "query_too_short" },
-        message: `type at least ${QUERY_MIN_CHARACTERS} characters (not counting surrounding spaces)`,
-      });
-    } else if (characters > QUERY_MAX_CHARACTERS) {
-      ctx.addIssue({
-        code: "custom", path: ["q"], params: { code: "query_too_long" },
-        message: `at most ${QUERY_MAX_CHARACTERS} characters`,
-      });
-    }
-  });
-
+import { AutocompleteQuerySchema, VenueSuggestionsSchema } from "../../_shared/venues/schemas.ts";
 
 const responses = {
-  200: {
-    description: "Suggestions, best first (possibly none)",
-    ...jsonContent(z.object({ items: z.array(VenueSuggestionSchema) }).openapi("VenueSuggestions")),
-  },
+  200: { description: "Suggestions, best first (possibly none)", ...jsonContent(VenueSuggestionsSchema) },
   ...errorResponses(400, 401),
   502: {
     description: "The configured external geocoder failed, timed out or answered garbage (code `geocoder_unavailable`)",

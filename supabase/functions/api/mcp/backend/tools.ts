@@ -10,10 +10,10 @@ import { EventListQuery } from "../../../_shared/events/schemas.ts";
 import { legacy } from "./legacy-operations.ts";
 import { pageSchema } from "../../../_shared/http/listing.ts";
 import { ObjectId } from "../../../_shared/http/openapi.ts";
-import { ProfileSchema } from "../../identity/routes.ts";
+import { ProfileSchema } from "../../../_shared/identity/schemas.ts";
 import { CreateEventSchema, EventSchema, Status, UpdateEventSchema } from "../../../_shared/events/schemas.ts";
-import { CreateHubSchema, HubSchema, HubType, UpdateHubSchema } from "../../hubs/routes.ts";
-import { VenueSuggestionSchema } from "../../venues/routes.ts";
+import { CreateHubSchema, HubSchema, HubType, UpdateHubSchema } from "../../../_shared/hubs/schemas.ts";
+import { VenueSuggestionSchema } from "../../../_shared/venues/schemas.ts";
 import { CollectionSchema, RegisterCollectionSchema } from "../../collections/routes.ts";
 import {
   CheckoutSessionSchema, ClientCheckoutSessionSchema, CreateCheckoutSessionSchema, WebhookAttemptSchema, WebhookDeliverySchema,

@@ -13,8 +13,8 @@ import { pageSchema } from "../../../_shared/http/listing.ts";
 import { ObjectId } from "../../../_shared/http/openapi.ts";
 import { backendTools, Deleted, paging, READ } from "../backend/tools.ts";
 import { legacy } from "../backend/legacy-operations.ts";
-import { CryptoAddressSchema } from "../../identity/routes.ts";
-import { HubSchema } from "../../hubs/routes.ts";
+import { CryptoAddressSchema } from "../../../_shared/identity/schemas.ts";
+import { HubSchema } from "../../../_shared/hubs/schemas.ts";
 import { DepositSchema, SaveSettingsSchema, SettingsSchema, SponsorQuery, UsageSchema } from "../../sponsorship/routes.ts";
 import { CONFIRMATION_STATUSES, DepositAction, WalletLinkAction } from "../../confirmations/actions.ts";
 

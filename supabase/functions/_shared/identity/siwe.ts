@@ -2,7 +2,7 @@
 // parseSiweMessage turns a time it cannot read into an Invalid Date (which every comparison lets
 // through), a chain id into a lossy Number and ignores text around the fields; here every field is
 // read as written and checked as written.
-import { ApiError } from "../../_shared/http/errors.ts";
+import { ApiError } from "../http/errors.ts";
 
 /** A message's fields exactly as they appear in its text. */
 interface SiweFields {
