@@ -9,7 +9,6 @@ import { legacyApp, viaRoute } from "../legacy-route.ts";
 
 const secretHeader = (clientSecret: string) => ({ [CLIENT_SECRET_HEADER]: clientSecret });
 const checkoutPath = (checkoutId: string, rest = "") => pathWith(`/api/v3/checkout/sessions/{checkoutId}${rest}`, { checkoutId });
-const hubPath = (hubId: string, rest = "") => pathWith(`/api/v3/hubs/{hubId}${rest}`, { hubId });
 type Q = Any;
 type Any = any; // deno-lint-ignore no-explicit-any
 
@@ -42,16 +41,6 @@ export const legacy = {
       return { status: answer.status as 200, body: answer.text ? new JsonText(answer.text) : undefined };
     },
   } as Operation<CallApi>,
-  get_me: viaRoute("get_me", () => ({ method: "GET", path: "/api/v3/me" })),
-  list_hubs: viaRoute<Q>("list_hubs", (query) => ({ method: "GET", path: "/api/v3/hubs", query }), { scopes: ["hubs:read"] }),
-  get_hub: viaRoute<{ hubId: string }>("get_hub", ({ hubId }) => ({ method: "GET", path: hubPath(hubId) }), { scopes: ["hubs:read"] }),
-  create_hub: viaRoute<Any>("create_hub", (body) => ({ method: "POST", path: "/api/v3/hubs", body }), { scopes: ["hubs:write"] }),
-  update_hub: viaRoute<{ hubId: string; changes: unknown }>("update_hub", ({ hubId, changes }) => ({ method: "PUT", path: hubPath(hubId), body: changes }), { scopes: ["hubs:write"] }),
-  delete_hub: viaRoute<{ hubId: string }>("delete_hub", ({ hubId }) => ({ method: "DELETE", path: hubPath(hubId) }), { scopes: ["hubs:write"] }),
-  join_hub: viaRoute<{ hubId: string }>("join_hub", ({ hubId }) => ({ method: "POST", path: hubPath(hubId, "/members") }), { scopes: ["hubs:write"] }),
-  leave_hub: viaRoute<{ hubId: string }>("leave_hub", ({ hubId }) => ({ method: "DELETE", path: hubPath(hubId, "/members/me") }), { scopes: ["hubs:write"] }),
-  search_venues: viaRoute<Q>("search_venues", (query) => ({ method: "GET", path: "/api/v3/adresses/autocomplete", query }), { scopes: ["venues:read"] }),
-  list_my_wallets: viaRoute("list_my_wallets", () => ({ method: "GET", path: "/api/v3/me/crypto-addresses" }), { scopes: ["wallet:link"] }),
 
   register_nft_collection: viaRoute<Any>("register_nft_collection", (body) => ({ method: "POST", path: "/api/v3/nft-collection", body })),
   list_nft_collections: viaRoute("list_nft_collections", () => ({ method: "GET", path: "/api/v3/nft-collection" }), { scopes: ["checkout:read"] }),

@@ -12,8 +12,11 @@ import { pageSchema } from "../../../_shared/http/listing.ts";
 import { ObjectId } from "../../../_shared/http/openapi.ts";
 import { ProfileSchema } from "../../../_shared/identity/schemas.ts";
 import { CreateEventSchema, EventSchema, Status, UpdateEventSchema } from "../../../_shared/events/schemas.ts";
-import { CreateHubSchema, HubSchema, HubType, UpdateHubSchema } from "../../../_shared/hubs/schemas.ts";
-import { VenueSuggestionSchema } from "../../../_shared/venues/schemas.ts";
+import { CreateHubSchema, HubListQuery, HubSchema, UpdateHubSchema } from "../../../_shared/hubs/schemas.ts";
+import * as hubs from "../../../_shared/hubs/operations.ts";
+import * as identity from "../../../_shared/identity/operations.ts";
+import * as venues from "../../../_shared/venues/operations.ts";
+import { AutocompleteQuerySchema, VenueSuggestionsSchema } from "../../../_shared/venues/schemas.ts";
 import { CollectionSchema, RegisterCollectionSchema } from "../../collections/routes.ts";
 import {
   CheckoutSessionSchema, ClientCheckoutSessionSchema, CreateCheckoutSessionSchema, WebhookAttemptSchema, WebhookDeliverySchema,
@@ -91,7 +94,7 @@ const operations = {
 
 const community = {
   get_me: define({
-    name: "get_me", operation: legacy.get_me, title: "Your profile", description: "The profile of the API key's owner (GET /api/v3/me).",
+    name: "get_me", operation: identity.getMe, title: "Your profile", description: "The profile of the API key's owner (GET /api/v3/me).",
     input: z.object({}).strict(), output: ProfileSchema, annotations: READ,
   }),
   list_events: define({
@@ -119,33 +122,32 @@ const community = {
     input: z.object({ eventId: ObjectId }).strict(), output: Deleted, annotations: DELETE,
   }),
   list_hubs: define({
-    name: "list_hubs", operation: legacy.list_hubs, title: "List hubs",
+    name: "list_hubs", operation: hubs.listHubs, title: "List hubs",
     description: "Hubs visible to you (GET /api/v3/hubs): scope=mine (owned or joined) or discover (public hubs you have not joined).",
-    input: z.object({ ...listing, hubType: HubType.optional(), status: Status.optional(), scope: z.enum(["all", "mine", "discover"]).optional() }).strict(),
+    input: HubListQuery,
     output: pageSchema(HubSchema, "HubPage"), annotations: READ,
   }),
   get_hub: define({
-    name: "get_hub", operation: legacy.get_hub, title: "Read a hub", description: "One hub you may see (GET /api/v3/hubs/{hubId}).",
+    name: "get_hub", operation: hubs.getHub, title: "Read a hub", description: "One hub you may see (GET /api/v3/hubs/{hubId}).",
     input: z.object({ hubId: ObjectId }).strict(), output: HubSchema, annotations: READ,
   }),
   create_hub: define({
-    name: "create_hub", operation: legacy.create_hub, title: "Create a hub", description: "Creates a group or NFT-collection hub (POST /api/v3/hubs). The arguments are the REST body.",
+    name: "create_hub", operation: hubs.createHub, title: "Create a hub", description: "Creates a group or NFT-collection hub (POST /api/v3/hubs). The arguments are the REST body.",
     input: CreateHubSchema, output: HubSchema, annotations: ADD,
   }),
   update_hub: define({
-    name: "update_hub", operation: legacy.update_hub, title: "Change a hub",
+    name: "update_hub", operation: hubs.updateHub, title: "Change a hub",
     description: "Changes one of your hubs (PUT /api/v3/hubs/{hubId}); `changes.connectEventIds` connects events (additive).",
     input: z.object({ hubId: ObjectId, changes: UpdateHubSchema }).strict(), output: HubSchema, annotations: REPLACE,
   }),
   delete_hub: define({
-    name: "delete_hub", operation: legacy.delete_hub, title: "Delete a hub", description: "Deletes one of your hubs (DELETE /api/v3/hubs/{hubId}).",
+    name: "delete_hub", operation: hubs.deleteHub, title: "Delete a hub", description: "Deletes one of your hubs (DELETE /api/v3/hubs/{hubId}).",
     input: z.object({ hubId: ObjectId }).strict(), output: Deleted, annotations: DELETE,
   }),
   search_venues: define({
-    name: "search_venues", operation: legacy.search_venues, title: "Find a venue",
+    name: "search_venues", operation: venues.searchVenues, title: "Find a venue",
     description: "Venue suggestions with coordinates for typed text (GET /api/v3/adresses/autocomplete).",
-    input: z.object({ q: z.string().min(1).max(200), take: z.number().int().min(1).max(20).optional() }).strict(),
-    output: z.object({ items: z.array(VenueSuggestionSchema) }), annotations: { ...READ, openWorldHint: true },
+    input: AutocompleteQuerySchema, output: VenueSuggestionsSchema, annotations: { ...READ, openWorldHint: true },
   }),
 };
 

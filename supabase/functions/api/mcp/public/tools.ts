@@ -14,6 +14,8 @@ import { ObjectId } from "../../../_shared/http/openapi.ts";
 import { backendTools, Deleted, paging, READ } from "../backend/tools.ts";
 import { legacy } from "../backend/legacy-operations.ts";
 import { CryptoAddressSchema } from "../../../_shared/identity/schemas.ts";
+import * as hubs from "../../../_shared/hubs/operations.ts";
+import * as identity from "../../../_shared/identity/operations.ts";
 import { HubSchema } from "../../../_shared/hubs/schemas.ts";
 import { DepositSchema, SaveSettingsSchema, SettingsSchema, SponsorQuery, UsageSchema } from "../../sponsorship/routes.ts";
 import { CONFIRMATION_STATUSES, DepositAction, WalletLinkAction } from "../../confirmations/actions.ts";
@@ -46,16 +48,16 @@ const CreatedConfirmationSchema = ConfirmationSchema.extend({
 
 const publicOnly = {
   join_hub: define({
-    name: "join_hub", operation: legacy.join_hub, title: "Join a hub",
+    name: "join_hub", operation: hubs.joinHub, title: "Join a hub",
     description: "Joins a published public hub (POST /api/v3/hubs/{hubId}/members); joining again changes nothing.",
     input: z.object({ hubId: ObjectId }).strict(), output: HubSchema, annotations: { ...ASKS, idempotentHint: true },
   }),
   leave_hub: define({
-    name: "leave_hub", operation: legacy.leave_hub, title: "Leave a hub", description: "Leaves a hub you joined (DELETE /api/v3/hubs/{hubId}/members/me).",
+    name: "leave_hub", operation: hubs.leaveHub, title: "Leave a hub", description: "Leaves a hub you joined (DELETE /api/v3/hubs/{hubId}/members/me).",
     input: z.object({ hubId: ObjectId }).strict(), output: Deleted, annotations: { ...READ, readOnlyHint: false, destructiveHint: true },
   }),
   list_my_wallets: define({
-    name: "list_my_wallets", operation: legacy.list_my_wallets, title: "Your linked wallets", description: "The wallet addresses linked to your account (GET /api/v3/me/crypto-addresses).",
+    name: "list_my_wallets", operation: identity.listCryptoAddresses, title: "Your linked wallets", description: "The wallet addresses linked to your account (GET /api/v3/me/crypto-addresses).",
     input: z.object({}).strict(), output: z.object({ items: z.array(CryptoAddressSchema) }), annotations: READ,
   }),
   list_sponsorship_usage: define({
