@@ -16,6 +16,7 @@ import { versioningRouter } from "./versioning/handlers.ts";
 import { oauthRouter } from "./oauth/handlers.ts";
 import { publicMcpRouter } from "./mcp/public/handlers.ts";
 import { meGrantsRouter } from "./me-grants/handlers.ts";
+import { meAuditRouter } from "./me-audit/handlers.ts";
 import { confirmationsRouter } from "./confirmations/handlers.ts";
 
 /** REST v3, auth/session, docs and operations routes. Runs under Deno and, in tests, under Node. */
@@ -36,6 +37,7 @@ export function createApiApp(services: AppServices) {
   app.route("/", publicMcpRouter);
   app.route("/", confirmationsRouter(app)); // /confirm/{id} pages and the public MCP tools' /mcp/confirmations
   app.route("/", meGrantsRouter);
+  app.route("/", meAuditRouter);
   registerMcp(app); // /mcp/backend and GET /api/v3/me/mcp-audit
   if (services.config.ENABLE_BENCH_ROUTES) {
     // The baseline of scripts/bench: one `select 1` through the same pool, nothing else.

@@ -1,20 +1,8 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { requireApiKey } from "../../_shared/auth/middleware.ts";
+import { McpGrantListSchema } from "../../_shared/grants/schemas.ts";
 import { errorResponses } from "../../_shared/http/errors.ts";
 import { apiKeySecurity, ObjectId } from "../../_shared/http/openapi.ts";
-
-export const McpGrantSchema = z
-  .object({
-    id: ObjectId,
-    clientId: z.string().openapi({ description: "The MCP client: a metadata-document URL, a registered id or a pre-registered one" }),
-    clientName: z.string().openapi({ description: "The name the client gave itself when it was approved (unverified)" }),
-    redirectUri: z.string(),
-    scopes: z.array(z.string()).openapi({ example: ["events:read", "hubs:read"] }),
-    resource: z.string().openapi({ description: "The protected resource the tokens are for (the public MCP endpoint)" }),
-    createdAt: z.string().openapi({ format: "date-time" }),
-    lastUsedAt: z.string().nullable().openapi({ format: "date-time", description: "Last request with one of its access tokens (to the minute)" }),
-  })
-  .openapi("McpGrant");
 
 export const listMcpGrants = createRoute({
   method: "get",
@@ -26,7 +14,7 @@ export const listMcpGrants = createRoute({
   security: apiKeySecurity,
   middleware: [requireApiKey] as const,
   responses: {
-    200: { description: "Live grants", content: { "application/json": { schema: z.object({ items: z.array(McpGrantSchema) }).openapi("McpGrantList") } } },
+    200: { description: "Live grants", content: { "application/json": { schema: McpGrantListSchema } } },
     ...errorResponses(401),
   },
 });

@@ -2,6 +2,7 @@
 // sign-out. Plain HTML forms (they work without JavaScript), one small stylesheet, readable at phone
 // width. Pages for a signed-in person carry an account bar with their address and a Sign out button.
 import { READ_SCOPES } from "../../_shared/auth/mcp-oauth.ts";
+import { hostOf } from "../../_shared/oauth/clients.ts";
 
 const SCOPE_DESCRIPTIONS: Record<string, string> = {
   "events:read": "See events you can see",
@@ -122,13 +123,4 @@ export function signedOutPage(o: { again: string; againLabel: string; wasSignedI
 
 export function errorPage(title: string, message: string): string {
   return page(title, `<h1>${escapeHtml(title)}</h1><p class="error" role="alert">${escapeHtml(message)}</p>`);
-}
-
-export function hostOf(uri: string): string {
-  try {
-    const url = new URL(uri);
-    return url.host || `${url.protocol}${url.pathname}`;
-  } catch {
-    return uri;
-  }
 }

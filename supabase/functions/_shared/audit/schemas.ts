@@ -1,8 +1,8 @@
-import { createRoute, z } from "@hono/zod-openapi";
-import { requireApiKey } from "../../../_shared/auth/middleware.ts";
-import { errorResponses } from "../../../_shared/http/errors.ts";
-import { listQuerySchema, pageSchema } from "../../../_shared/http/listing.ts";
-import { apiKeySecurity, jsonContent, ObjectId } from "../../../_shared/http/openapi.ts";
+// A record of the MCP audit as every surface answers it: a tool call on either MCP endpoint, or the
+// person's decision on a confirmation link's page.
+import { z } from "@hono/zod-openapi";
+import { listQuerySchema } from "../http/listing.ts";
+import { ObjectId } from "../http/openapi.ts";
 
 /** Where a record comes from: an MCP endpoint's tool call, or a decision on a confirmation link's page. */
 export const AUDIT_ENDPOINTS = ["backend", "public", "confirmation"] as const;
@@ -38,22 +38,4 @@ export const McpToolCallSchema = z
 export const McpAuditQuery = listQuerySchema({
   endpoint: z.enum(AUDIT_ENDPOINTS).optional(),
   outcome: z.enum(["ok", "error"]).optional(),
-});
-
-export const listMcpToolCalls = createRoute({
-  method: "get",
-  path: "/api/v3/me/mcp-audit",
-  tags: ["Identity"],
-  summary: "Your MCP tool calls (the audit of both MCP endpoints)",
-  description: "Every tool call made as you on the MCP endpoints, newest first: with your API keys on /mcp/backend and by " +
-    "the assistants you authorised on the public endpoint, and your decisions on their confirmation links (endpoint " +
-    "`confirmation`). Records are append-only and never show secrets, keys or tokens; " +
-    "`search` matches the tool name. `updatedAt` sorts as `createdAt`.",
-  security: apiKeySecurity,
-  middleware: [requireApiKey] as const,
-  request: { query: McpAuditQuery },
-  responses: {
-    200: { description: "A page of tool calls", ...jsonContent(pageSchema(McpToolCallSchema, "McpToolCallPage")) },
-    ...errorResponses(400, 401),
-  },
 });

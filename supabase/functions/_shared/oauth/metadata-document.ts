@@ -12,8 +12,8 @@
 // Documents are cached in mcp_oauth.clients for MCP_CIMD_CACHE_SECONDS.
 import http from "node:http";
 import https from "node:https";
-import type { Config } from "../../_shared/config.ts";
-import { publicAddressLookup, refusedAddressLiteral, requestHostname } from "../../_shared/http/public-address-lookup.ts";
+import type { Config } from "../config.ts";
+import { publicAddressLookup, refusedAddressLiteral, requestHostname } from "../http/public-address-lookup.ts";
 
 export const METADATA_DOCUMENT_MAX_BYTES = 10 * 1024;
 
