@@ -27,7 +27,9 @@ export class McpCall {
       await this.releaseUnused();
       throw refusal;
     }
-    if (!response.body) {
+    // Taken: the tool finishes it. A JSON answer is complete, so no tool will take it any more.
+    if (this.state !== "open") return response;
+    if (!response.body || !response.headers.get("content-type")?.startsWith("text/event-stream")) {
       await this.releaseUnused();
       return response;
     }
