@@ -14,11 +14,11 @@ import { ProfileSchema } from "../../identity/routes.ts";
 import { CreateEventSchema, EventSchema, Status, UpdateEventSchema } from "../../../_shared/events/schemas.ts";
 import { CreateHubSchema, HubSchema, HubType, UpdateHubSchema } from "../../hubs/routes.ts";
 import { VenueSuggestionSchema } from "../../venues/routes.ts";
-import { CollectionSchema, RegisterCollectionSchema } from "../../collections/routes.ts";
+import { CollectionSchema, RegisterCollectionSchema } from "../../../_shared/collections/schemas.ts";
 import {
-  CheckoutSessionSchema, ClientCheckoutSessionSchema, CreateCheckoutSessionSchema, WebhookAttemptSchema, WebhookDeliverySchema,
-} from "../../checkout/routes.ts";
-import { PreparedPaymentSchema, PreparePaymentSchema } from "../../checkout/payments.routes.ts";
+  CheckoutSessionSchema, ClientCheckoutSessionSchema, CreateCheckoutSessionSchema, PreparedPaymentSchema, PreparePaymentSchema,
+  WebhookAttemptSchema, WebhookDeliverySchema,
+} from "../../../_shared/checkout/schemas.ts";
 import {
   BalanceSchema, CancelSchema, CheckResultSchema, CheckSchema, CompleteResultSchema, CompleteSchema, DepositSchema, PendingSchema,
   RecordDepositSchema, RecordUsageSchema, SponsorQuery, UsageSchema,
