@@ -66,10 +66,12 @@ async function mintCalldata(config: Config, session: ClientSessionRow, payer: Ad
   return encodeMintWithVoucher(voucher, await signMintVoucher(signer, domain.value, voucher));
 }
 
+type PaymentToPrepare = ClientSecretInput & { payment: z.output<typeof PreparePaymentSchema> };
+
 export const preparePayment = operation({
   name: "checkout.prepare_payment",
   ownTransactions: true,
-  async run({ database, config }, { checkoutId, clientSecret, payment }: ClientSecretInput & { payment: z.output<typeof PreparePaymentSchema> }) {
+  async run({ database, config }, { checkoutId, clientSecret, payment }: PaymentToPrepare) {
     const { payerAddress, embeddingOrigin } = payment;
     const secretHash = clientSecretHash(clientSecret);
     const payer = getAddress(payerAddress);
@@ -157,7 +159,8 @@ export const confirmPayment = operation({
     const verification = await fromChain(verifyCheckoutPayment(config, checkoutTerms(session.id, session), txHash, payer));
     if (!verification.ok) {
       if (NOT_YET.has(verification.code)) {
-        return ok<Confirmed | Confirming>({ status: "confirming", reason: verification.code as Confirming["reason"], message: verification.message }, 202);
+        const reason = verification.code as Confirming["reason"];
+        return ok<Confirmed | Confirming>({ status: "confirming", reason, message: verification.message }, 202);
       }
       throw new ApiError(400, verification.code, `The transaction does not pay for this checkout: ${verification.message}.`);
     }
