@@ -14,7 +14,7 @@ import { fileURLToPath } from "node:url";
 import type { Abi, Account, Address, Chain, Client, Hex, Transport } from "viem";
 import { getAddress } from "viem";
 import { deployContract, waitForTransactionReceipt } from "viem/actions";
-import { checkoutCollectionAbi, type MintPricing, PRICING_ENUM } from "../../supabase/functions/_shared/chain/collection.ts";
+import { checkoutCollectionAbi, type MintPricing, PRICING_ENUM } from "../../supabase/functions/_shared/collections/contract.ts";
 
 const REPO_ROOT = resolve(fileURLToPath(new URL("../..", import.meta.url)));
 const SOURCES_DIR = join(REPO_ROOT, "supabase/functions/_shared/chain/contracts");

@@ -1,5 +1,5 @@
 // The reference collection on a real anvil: compiled with solc-js, deployed with viem, read and
-// minted through the service's helpers (collection.ts), and refusing what it must refuse.
+// minted through the service's helpers (collections/contract.ts), and refusing what it must refuse.
 import { type Abi, type AbiParameter, type Address, encodeErrorResult, parseEther, zeroAddress } from "viem";
 import { getBlock, readContract, waitForTransactionReceipt } from "viem/actions";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -16,7 +16,7 @@ import {
   readVoucherDomain,
   signMintVoucher,
   verifyMintReceipt,
-} from "../../supabase/functions/_shared/chain/collection.ts";
+} from "../../supabase/functions/_shared/collections/contract.ts";
 import { newCheckoutRef, startChain } from "./chain-fixtures.ts";
 
 let chain: Awaited<ReturnType<typeof startChain>>;

@@ -11,7 +11,7 @@ import {
   type ExpectedMint,
   NATIVE_TOKEN,
   verifyMintReceipt,
-} from "../../supabase/functions/_shared/chain/collection.ts";
+} from "../../supabase/functions/_shared/collections/contract.ts";
 import { newCheckoutRef, startChain } from "./chain-fixtures.ts";
 
 let chain: Awaited<ReturnType<typeof startChain>>;

@@ -3,7 +3,7 @@
 // reconciler completing a checkout whose page closed before confirming.
 import { erc20Abi } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { checkoutRefFromId } from "../../supabase/functions/_shared/chain/collection.ts";
+import { checkoutRefFromId } from "../../supabase/functions/_shared/collections/contract.ts";
 import { reconcileOnce } from "../../supabase/functions/_shared/checkout/reconciler.ts";
 import { expectErrorBody, type UserWithKey } from "../setup/test-context.ts";
 import { readSession } from "./checkout-fixtures.ts";
@@ -179,7 +179,7 @@ describe("expiry", () => {
     const session = await w.newSession(owner, staticCollection.id);
     // Another wallet prepared; the customer pays with calldata of its own.
     const payment = await w.prepared(session, w.anvil.accounts[4]!.address);
-    const { encodeMint } = await import("../../supabase/functions/_shared/chain/collection.ts");
+    const { encodeMint } = await import("../../supabase/functions/_shared/collections/contract.ts");
     await expireNow(session);
     const own = { ...payment, transactions: [{ ...payment.transactions[0]!, data: encodeMint({ to: customer().address, checkoutRef: checkoutRefFromId(session.checkoutId) }) }] };
     const txHash = await w.pay(customer(), own);

@@ -4,7 +4,7 @@
 // hash that completed another checkout).
 import { type Hex, type HDAccount } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { checkoutRefFromId, encodeMint, encodeMintWithVoucher, readVoucherDomain, signMintVoucher } from "../../supabase/functions/_shared/chain/collection.ts";
+import { checkoutRefFromId, encodeMint, encodeMintWithVoucher, readVoucherDomain, signMintVoucher } from "../../supabase/functions/_shared/collections/contract.ts";
 import { createApiApp } from "../../supabase/functions/api/app.ts";
 import { expectErrorBody, type UserWithKey } from "../setup/test-context.ts";
 import { PRICE, type PaymentsWorld, serviceSigner, type Session, startPaymentsWorld } from "./payments-fixtures.ts";

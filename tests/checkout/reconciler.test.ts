@@ -4,7 +4,7 @@
 // mint consumed on other terms (the owner changed the static price) is FAILED, terminal.
 // reconcilePass is reconcileOnce answering the log search's counts too.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { checkoutCollectionAbi } from "../../supabase/functions/_shared/chain/collection.ts";
+import { checkoutCollectionAbi } from "../../supabase/functions/_shared/collections/contract.ts";
 import { reconcilePass } from "../../supabase/functions/_shared/checkout/reconciler.ts";
 import { expectErrorBody, type UserWithKey } from "../setup/test-context.ts";
 import { readSession } from "./checkout-fixtures.ts";

@@ -69,12 +69,13 @@ export const requireApiKey = createMiddleware<AppEnv>(async (c, next) => {
 });
 
 /**
- * Refuses API keys that lack `resource:action` (403 missing_permission). Use after requireApiKey.
- * Checked before the handler runs (unless the database checked this key for it lately: a key's
+ * Refuses API keys that lack `resource:action` (403 missing_permission): the permission an operation
+ * declares, or its two halves. Use after requireApiKey. Checked before the request's body is
+ * validated and the handler runs (unless the database checked this key for it lately: a key's
  * permissions never change), and again in every transaction of the request.
  */
-export function requirePermission(resource: string, action: string) {
-  const permission = `${resource}:${action}`;
+export function requirePermission(...required: [permission: string] | [resource: string, action: string]) {
+  const permission = required.join(":");
   return createMiddleware<AppEnv>(async (c, next) => {
     const principal = c.get("principal");
     if (principal.kind !== "api_key") throw new ApiError(403, "missing_permission", `This route needs an API key with ${permission}.`);

@@ -1,6 +1,6 @@
 // How deep a mined transaction is, as both on-chain verifications count it (a checkout's mint,
-// collection.ts; a sponsored transaction or deposit, sponsorship/chain-verification.ts). Each compares
-// it with its chain's `confirmations` and refuses with its own code.
+// collections/contract.ts; a sponsored transaction or deposit, sponsorship/chain-verification.ts).
+// Each compares it with its chain's `confirmations` and refuses with its own code.
 import type { Client } from "viem";
 import { getBlockNumber } from "viem/actions";
 

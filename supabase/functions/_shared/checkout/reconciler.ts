@@ -1,4 +1,4 @@
-// The checkout reconciler (issue 8 item 5, SPEC 3): a customer who paid and closed the hosted page
+// The checkout reconciler (SPEC 3): a customer who paid and closed the hosted page
 // still gets the checkout completed, as `service_jobs` (complete_session_as_job: same rules as the
 // page's confirmation, COMPLETED + NFTs + webhook in one transaction). Each pass does two things:
 //
@@ -27,7 +27,7 @@
 import type { Address, Hex } from "viem";
 import { getAddress } from "viem";
 import { getBlockNumber } from "viem/actions";
-import { checkoutRefFromId, findCheckoutMints, MAX_REFS_PER_LOG_QUERY, type MintRefusalCode } from "../chain/collection.ts";
+import { checkoutRefFromId, findCheckoutMints, MAX_REFS_PER_LOG_QUERY, type MintRefusalCode } from "../collections/contract.ts";
 import { publicClientFor } from "../chain/clients.ts";
 import type { AppServices } from "../http/context.ts";
 import { asServiceJobsOn } from "../webhooks/dispatcher.ts";

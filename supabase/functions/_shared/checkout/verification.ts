@@ -1,7 +1,7 @@
 // Verifying that a transaction paid for a checkout, as the hosted page's confirmation and the
 // reconciler both do it: the receipt through the chain's public client, against the session's terms.
 import { type Address, getAddress, type Hex } from "viem";
-import { checkoutRefFromId, type MintVerification, NATIVE_TOKEN, verifyMintReceipt } from "../chain/collection.ts";
+import { checkoutRefFromId, type MintVerification, NATIVE_TOKEN, verifyMintReceipt } from "../collections/contract.ts";
 import { publicClientFor } from "../chain/clients.ts";
 import type { Config } from "../config.ts";
 

@@ -1,4 +1,4 @@
-// The kick after a completing commit (issue 8 item 6). On Supabase no dispatcher stays up between
+// The kick after a completing commit. On Supabase no dispatcher stays up between
 // requests, so the request that completed a checkout sends its webhook itself once its response
 // has gone out, instead of waiting for the next pg_cron run of the jobs function. Where a process runs
 // the dispatcher loop (npm start, a container), LISTEN/NOTIFY has already woken it: nothing to do.

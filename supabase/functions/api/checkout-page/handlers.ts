@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { createRouter } from "../../_shared/http/app.ts";
 import { ApiError } from "../../_shared/http/errors.ts";
-import { CHECKOUT_PAGE_SCOPE } from "../checkout/client-session.ts";
+import { allowedOriginOf } from "../../_shared/checkout/client-session.ts";
 import { CHECKOUT_ASSET_PATHS, CHECKOUT_PAGE_PATH, checkoutPageHeaders, SDK_SCRIPT_PATH } from "./routes.ts";
 
 // The page's own files, read once at start. Their URLs carry a hash of their content, so they can
@@ -52,15 +52,8 @@ checkoutPageRouter.get(CHECKOUT_ASSET_PATHS.style, (c) =>
 
 checkoutPageRouter.get(CHECKOUT_PAGE_PATH, async (c) => {
   const checkoutId = c.req.param("checkoutId");
-  // The request carries no secret (it is in the fragment), so only the allowed origin is looked up.
   // Any id gets the page (it shows the error itself); an unknown one may be framed by nobody.
-  let allowedOrigin: string | null = null;
-  if (OBJECT_ID.test(checkoutId)) {
-    // As anon: allowed_origin_of is the one thing anon may learn about a session without its secret.
-    const [row] = await c.get("db").statement(CHECKOUT_PAGE_SCOPE, (tx) =>
-      tx<{ origin: string | null }[]>`select checkout.allowed_origin_of(${checkoutId}) as origin`);
-    allowedOrigin = row?.origin ?? null;
-  }
+  const allowedOrigin = OBJECT_ID.test(checkoutId) ? await allowedOriginOf(c.get("db"), checkoutId) : null;
   return c.body(html, 200, checkoutPageHeaders(allowedOrigin));
 });
 

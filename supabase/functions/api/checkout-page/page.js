@@ -1,4 +1,4 @@
-// The hosted checkout page (issue 8 item 7), plain JavaScript with no dependency: it runs in the
+// The hosted checkout page, plain JavaScript with no dependency: it runs in the
 // customer's browser, served by the gateway at /checkout/<id> under a CSP that allows only
 // same-origin scripts and requests. Flow: read the client secret from the fragment, load the
 // client-safe session, check who embeds us, then wallet → chain → prepare → (approve) → pay →

@@ -1,217 +1,28 @@
-import type { RouteHandler, z } from "@hono/zod-openapi";
-import { randomBytes } from "node:crypto";
-import { scopeOf } from "../../_shared/auth/principal.ts";
-import { isLoopbackHost } from "../../_shared/chain/clients.ts";
-import { DEVELOPMENT_ENCRYPTION_KEY, type Config } from "../../_shared/config.ts";
-import { canonicalJson } from "../../_shared/crypto/canonical-json.ts";
-import { SecretBox } from "../../_shared/crypto/secret-box.ts";
-import { createRouter } from "../../_shared/http/app.ts";
-import type { AppEnv } from "../../_shared/http/context.ts";
-import { kickWebhookDispatch } from "../../_shared/webhooks/kick.ts";
-import { ApiError } from "../../_shared/http/errors.ts";
-import { refusedAddressLiteral, requestHostname } from "../../_shared/http/public-address-lookup.ts";
-import { webhookSecretAssociatedData } from "../../_shared/webhooks/dispatcher.ts";
-import { clientSecretHash, readClientSession, sha256, toClientSession } from "./client-session.ts";
-import * as payments from "./payments.handlers.ts";
+// REST for checkout sessions and the hosted page's payments: each route runs its operation
+// (_shared/checkout/operations.ts, payments.ts) as the caller; a client-secret route's caller is anonymous.
+import * as checkout from "../../_shared/checkout/operations.ts";
+import * as payments from "../../_shared/checkout/payments.ts";
+import { endpoint, routerOf } from "../../_shared/http/endpoint.ts";
 import * as paymentRoutes from "./payments.routes.ts";
 import * as routes from "./routes.ts";
 
-type CreateRequest = z.infer<typeof routes.CreateCheckoutSessionSchema>;
-type CheckoutSession = z.infer<typeof routes.CheckoutSessionSchema>;
-type WebhookDelivery = z.infer<typeof routes.WebhookDeliverySchema>;
+const clientSecret = (header: { [routes.CLIENT_SECRET_HEADER]?: string }) => header[routes.CLIENT_SECRET_HEADER];
 
-// ---- Secrets ----
+export const checkoutEndpoints = [
+  endpoint(routes.createCheckoutSession, checkout.createCheckoutSession, ({ json }) => json),
+  endpoint(routes.getClientCheckoutSession, checkout.getClientCheckoutSession, ({ param, header }) =>
+    ({ checkoutId: param.checkoutId, clientSecret: clientSecret(header) })),
+  endpoint(routes.retryCheckoutWebhook, checkout.retryCheckoutWebhook, ({ param }) => param),
+  endpoint(routes.listCheckoutWebhookDeliveries, checkout.listWebhookDeliveries, ({ param }) => param),
+  endpoint(paymentRoutes.preparePayment, payments.preparePayment, ({ param, header, json }) =>
+    ({ checkoutId: param.checkoutId, clientSecret: clientSecret(header), payment: json })),
+  endpoint(paymentRoutes.reportPaymentTransaction, payments.reportPaymentTransaction, ({ param, header, json }) =>
+    ({ checkoutId: param.checkoutId, clientSecret: clientSecret(header), attemptId: param.attemptId, txHash: json.txHash })),
+  endpoint(paymentRoutes.confirmPayment, payments.confirmPayment, ({ param, header, json }) =>
+    ({ checkoutId: param.checkoutId, clientSecret: clientSecret(header), txHash: json.txHash })),
+];
 
-const boxes = new WeakMap<Config, Promise<SecretBox>>();
-
-/** The configuration's SecretBox (importing the key once). */
-function secretBoxOf(config: Config): Promise<SecretBox> {
-  let box = boxes.get(config);
-  if (!box) boxes.set(config, box = SecretBox.fromBase64(config.SECRETS_ENCRYPTION_KEY ?? DEVELOPMENT_ENCRYPTION_KEY));
-  return box;
-}
-
-/**
- * What a client secret's box is bound to (SecretBox's associated data): its row, by the row's
- * unique key, so a box copied to another row does not open. The session id is not known before the
- * insert, so it is the session's other unique key, (owner, externalOrderId). Webhook secrets are
- * bound to their (owner, URL) row as the dispatcher opens them (webhookSecretAssociatedData).
- */
-const clientSecretAssociatedData = (ownerId: string, externalOrderId: string) => `checkout-client-secret:${ownerId}:${externalOrderId}`;
-
-/** `cs_` + 32 random bytes, base64url: safe in a URL fragment and a header. */
-const newClientSecret = () => `cs_${randomBytes(32).toString("base64url")}`;
-/** Standard Webhooks' form (`whsec_` + the base64 key), so its libraries verify our signatures as they are. */
-const newWebhookSecret = () => `whsec_${randomBytes(32).toString("base64")}`;
-
-// ---- Creating a session ----
-
-/**
- * The checkout data an order's idempotency compares (checkout.sessions.request): the validated
- * request with defaults applied, the price as a decimal string (1000 and "1000" are one price),
- * payment methods as a set, and `price`, what create_session checks and charges.
- */
-function canonicalRequest(input: CreateRequest) {
-  const items = input.items.map((item) => ({ ...item, mintPrice: String(item.mintPrice) }));
-  return {
-    items,
-    paymentMethods: [...input.paymentMethods].sort(),
-    allowedOrigin: input.allowedOrigin,
-    webhookUrl: input.webhookUrl,
-    expiresInSeconds: input.expiresInSeconds,
-    price: items[0]!.mintPrice,
-  };
-}
-
-/**
- * Why production refuses a webhook host written literally: a loopback name, or an IP address that
- * is not public (the dispatcher's own rule for literals, public-address-lookup.ts). A host name is
- * not resolved here: the dispatcher checks the address it connects to at every delivery, which
- * also covers DNS rebinding.
- */
-function refusedWebhookHost(url: URL): string | null {
-  if (isLoopbackHost(url.hostname)) return "loopback";
-  return refusedAddressLiteral(requestHostname(url));
-}
-
-/** Production accepts https only, and no webhook target inside a private network. */
-function checkEndpointsForProduction(config: Config, input: CreateRequest): void {
-  if (config.APP_ENV !== "production") return;
-  if (!input.allowedOrigin.startsWith("https:")) {
-    throw new ApiError(400, "invalid_allowed_origin", "allowedOrigin must be an https origin.");
-  }
-  const webhook = new URL(input.webhookUrl);
-  const refused = webhook.protocol === "https:" ? refusedWebhookHost(webhook) : "plain http";
-  if (refused) {
-    throw new ApiError(400, "invalid_webhook_url", `webhookUrl must be an https URL of a public host, not ${refused}.`);
-  }
-}
-
-interface CreatedSessionRow {
-  id: string;
-  owner_id: string;
-  client_secret_ciphertext: Uint8Array;
-  status: CheckoutSession["status"];
-  expires_at: Date;
-  created: boolean;
-}
-
-export const createCheckoutSession: RouteHandler<typeof routes.createCheckoutSession, AppEnv> = async (c) => {
-  const input = c.req.valid("json");
-  const config = c.get("config");
-  checkEndpointsForProduction(config, input);
-  const request = canonicalRequest(input);
-  const fingerprint = sha256(canonicalJson(request));
-  const clientSecret = newClientSecret();
-  const newSecretHash = sha256(clientSecret);
-  const box = await secretBoxOf(config);
-  const db = c.get("db");
-  const principal = c.get("principal");
-  if (principal.kind !== "api_key") throw new ApiError(401, "missing_api_key", "Send your API key in the x-api-key header.");
-  // The sealed secrets are bound to the owner, whom the key check already knows (a key never changes
-  // owner): the creation is then one statement, BEGIN to COMMIT in a single round trip.
-  const ownerId = principal.scope.ownerId ?? await db.apiKeyOwner(principal.scope);
-  const clientSecretBox = box.seal(clientSecret, clientSecretAssociatedData(ownerId, input.externalOrderId));
-  const webhookSecretBox = box.seal(newWebhookSecret(), webhookSecretAssociatedData(ownerId, input.webhookUrl));
-  // create_session runs first (a conflict aborts the statement before the webhook secret is stored).
-  const [created] = await db.statement(principal.scope, (tx) => tx<(CreatedSessionRow & { webhook_ciphertext: Uint8Array })[]>`
-    select s.id, s.owner_id, s.client_secret_ciphertext, s.status, s.expires_at, s.created, w.ciphertext as webhook_ciphertext
-    from checkout.create_session(${input.collectionId}, ${input.externalOrderId}, ${fingerprint}, ${tx.json(request)},
-                                 ${newSecretHash}, ${clientSecretBox},
-                                 now() + make_interval(secs => ${input.expiresInSeconds})) s
-    cross join lateral (select checkout.ensure_webhook_secret(${input.webhookUrl}, ${webhookSecretBox}) as ciphertext) w`);
-  const session = created!;
-
-  // A replay returns the first request's secret, stored sealed (the new one generated above is unused).
-  const secret = session.created
-    ? clientSecret
-    : box.open(session.client_secret_ciphertext, clientSecretAssociatedData(session.owner_id, input.externalOrderId));
-  const webhookSecret = box.open(session.webhook_ciphertext, webhookSecretAssociatedData(session.owner_id, input.webhookUrl));
-  const body: CheckoutSession = {
-    checkoutId: session.id,
-    clientSecret: secret,
-    checkoutUrl: `${config.CHECKOUT_UI_URL ?? config.PUBLIC_API_ROOT}/checkout/${session.id}#clientSecret=${secret}`,
-    webhookSecret,
-    status: session.status,
-    expiresAt: session.expires_at.toISOString(),
-  };
-  return session.created ? c.json(body, 201) : c.json(body, 200);
-};
-
-// ---- The client-safe read ----
-
-export const getClientCheckoutSession: RouteHandler<typeof routes.getClientCheckoutSession, AppEnv> = async (c) => {
-  const { checkoutId } = c.req.valid("param");
-  const secretHash = clientSecretHash(c.req.valid("header")[routes.CLIENT_SECRET_HEADER]);
-  const row = await readClientSession(c.get("db"), checkoutId, secretHash);
-  // Readable with the secret only: no shared cache may keep it.
-  c.header("cache-control", "no-store");
-  return c.json(toClientSession(row), 200);
-};
-
-// ---- Webhook deliveries ----
-
-interface DeliveryRow {
-  id: string;
-  event_id: string;
-  status: WebhookDelivery["status"];
-  attempts: number;
-  next_attempt_at: Date;
-  delivered_at: Date | null;
-  created_at: Date;
-}
-
-function toDelivery(row: DeliveryRow): WebhookDelivery {
-  return {
-    deliveryId: row.id,
-    eventId: row.event_id,
-    status: row.status,
-    attemptCount: row.attempts,
-    nextAttemptAt: row.next_attempt_at.toISOString(),
-    deliveredAt: row.delivered_at?.toISOString() ?? null,
-    createdAt: row.created_at.toISOString(),
-  };
-}
-
-export const retryCheckoutWebhook: RouteHandler<typeof routes.retryCheckoutWebhook, AppEnv> = async (c) => {
-  const { checkoutId } = c.req.valid("param");
-  const [row] = await c.get("db").statement(scopeOf(c.get("principal")), (tx) => tx<DeliveryRow[]>`
-    select id, event_id, status, attempts, next_attempt_at, delivered_at, created_at
-    from checkout.requeue_webhook(${checkoutId})`);
-  kickWebhookDispatch({ db: c.get("db"), config: c.get("config") });
-  return c.json(toDelivery(row!), 202);
-};
-
-export const listCheckoutWebhookDeliveries: RouteHandler<typeof routes.listCheckoutWebhookDeliveries, AppEnv> = async (c) => {
-  const { checkoutId } = c.req.valid("param");
-  // The session row tells "yours, nothing delivered yet" (no delivery: one row of nulls) from "not
-  // yours or unknown" (no row).
-  const rows = await c.get("db").statement(scopeOf(c.get("principal")), (tx) => tx<(Partial<DeliveryRow> & { attempt_log: unknown })[]>`
-    select d.id, d.event_id, d.status, d.attempts, d.next_attempt_at, d.delivered_at, d.created_at,
-           coalesce((select json_agg(json_build_object(
-                               'attemptedAt', to_char(a.attempted_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
-                               'statusCode', a.status_code, 'error', a.error) order by a.id)
-                     from checkout.webhook_attempts a where a.delivery_id = d.id), '[]') as attempt_log
-    from checkout.sessions s
-    left join checkout.webhook_deliveries d on d.session_id = s.id
-    where s.id = ${checkoutId}
-    order by d.created_at, d.id`);
-  if (rows.length === 0) throw new ApiError(404, "checkout_not_found", "No checkout of yours has this id.");
-  const items = rows.filter((row) => row.id).map((row) => ({
-    ...toDelivery(row as DeliveryRow),
-    attempts: row.attempt_log as z.infer<typeof routes.WebhookAttemptSchema>[],
-  }));
-  return c.json({ items }, 200);
-};
-
-export const checkoutRouter = createRouter()
-  .openapi(routes.createCheckoutSession, createCheckoutSession)
-  .openapi(routes.getClientCheckoutSession, getClientCheckoutSession)
-  .openapi(routes.retryCheckoutWebhook, retryCheckoutWebhook)
-  .openapi(routes.listCheckoutWebhookDeliveries, listCheckoutWebhookDeliveries)
-  .openapi(paymentRoutes.preparePayment, payments.preparePayment)
-  .openapi(paymentRoutes.recordPaymentTransaction, payments.recordPaymentTransaction)
-  .openapi(paymentRoutes.confirmPayment, payments.confirmPayment);
+export const checkoutRouter = routerOf(checkoutEndpoints);
 
 // The scheme of the hosted page's operations, beside the API key's (registered with the docs).
 checkoutRouter.openAPIRegistry.registerComponent("securitySchemes", "CheckoutClientSecret", {

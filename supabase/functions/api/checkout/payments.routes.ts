@@ -1,48 +1,23 @@
-// The hosted page's payment operations (issue 8 items 4-5): prepare, report the broadcast
-// transaction, confirm. Authenticated by X-Checkout-Client-Secret only, like the session read.
-import { createRoute, z } from "@hono/zod-openapi";
+// The hosted page's payment routes: prepare, report the broadcast transaction, confirm.
+// Authenticated by X-Checkout-Client-Secret only, like the session read.
+import { createRoute } from "@hono/zod-openapi";
+import {
+  ConfirmedCheckoutSessionSchema,
+  ConfirmingSchema,
+  PreparedPaymentSchema,
+  PreparePaymentSchema,
+  RecordedPaymentTransactionSchema,
+  TxHashBody,
+} from "../../_shared/checkout/schemas.ts";
 import { errorResponses } from "../../_shared/http/errors.ts";
 import { jsonContent, ObjectId } from "../../_shared/http/openapi.ts";
-import { chainUnavailableResponse, ChainId, EvmAddress, TokenAmount } from "../collections/routes.ts";
-import { checkoutIdParam, ClientCheckoutSessionSchema, clientSecretHeaders, clientSecretSecurity } from "./routes.ts";
+import { chainUnavailableResponse } from "../collections/routes.ts";
+import { checkoutIdParam, clientSecretHeaders, clientSecretSecurity } from "./routes.ts";
 
 const tags = ["Checkout"];
-const timestamp = z.string().openapi({ format: "date-time" });
-
-const TxHash = z.string().regex(/^0x[0-9a-fA-F]{64}$/, "a transaction hash: 0x and 64 hex digits")
-  .openapi({ example: `0x${"ab".repeat(32)}` });
 
 const SECRET_AUTH = "Authenticated only by `X-Checkout-Client-Secret`: a wrong or missing secret answers exactly like an " +
   "unknown checkout id (404 `not_found`).";
-
-export const PreparePaymentSchema = z
-  .object({
-    payerAddress: EvmAddress.openapi({ description: "The wallet that pays and receives the NFT" }),
-    embeddingOrigin: z.string().max(2048)
-      .openapi({ description: "The origin of the page embedding the checkout, as the SDK passed it: must be the session's allowedOrigin" }),
-  })
-  .strict()
-  .openapi("PreparePayment");
-
-export const PaymentTransactionSchema = z
-  .object({
-    kind: z.enum(["approve", "mint"]).openapi({ description: "approve: the ERC-20 allowance for the collection, sent first" }),
-    to: z.string(),
-    data: z.string(),
-    value: TokenAmount.openapi({ description: "Native currency to send with it, in wei (decimal string)" }),
-  })
-  .openapi("PaymentTransaction");
-
-export const PreparedPaymentSchema = z
-  .object({
-    attemptId: ObjectId,
-    chainId: ChainId,
-    transactions: z.array(PaymentTransactionSchema).openapi({ description: "Send them in this order, from payerAddress" }),
-    expiresAt: timestamp.openapi({ description: "The session's expiry; a dynamic-price voucher is valid until then" }),
-  })
-  .openapi("PreparedPayment");
-
-const TxHashBody = z.object({ txHash: TxHash }).strict();
 
 export const preparePayment = createRoute({
   method: "post",
@@ -68,7 +43,7 @@ export const preparePayment = createRoute({
   },
 });
 
-export const recordPaymentTransaction = createRoute({
+export const reportPaymentTransaction = createRoute({
   method: "post",
   path: "/api/v3/checkout/sessions/{checkoutId}/payments/{attemptId}/transaction",
   tags,
@@ -84,25 +59,10 @@ export const recordPaymentTransaction = createRoute({
     body: { required: true, ...jsonContent(TxHashBody.openapi("PaymentTransactionHash")) },
   },
   responses: {
-    202: {
-      description: "Recorded",
-      ...jsonContent(z.object({ attemptId: ObjectId, txHash: z.string() }).openapi("RecordedPaymentTransaction")),
-    },
+    202: { description: "Recorded", ...jsonContent(RecordedPaymentTransactionSchema) },
     ...errorResponses(400, 404, 409, 413, 415),
   },
 });
-
-export const ConfirmedCheckoutSessionSchema = ClientCheckoutSessionSchema
-  .extend({ tokenIds: z.array(TokenAmount).openapi({ description: "The NFTs the transaction minted to the payer" }) })
-  .openapi("ConfirmedCheckoutSession");
-
-export const ConfirmingSchema = z
-  .object({
-    status: z.literal("confirming"),
-    reason: z.enum(["receipt_not_found", "not_enough_confirmations"]),
-    message: z.string(),
-  })
-  .openapi("CheckoutConfirming");
 
 export const confirmPayment = createRoute({
   method: "post",

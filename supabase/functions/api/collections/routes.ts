@@ -1,22 +1,10 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { isAddress } from "viem";
 import { requireApiKey } from "../../_shared/auth/middleware.ts";
+import { CollectionListSchema, CollectionSchema, RegisterCollectionSchema } from "../../_shared/collections/schemas.ts";
 import { ErrorBodySchema, errorResponses } from "../../_shared/http/errors.ts";
 import { apiKeySecurity, jsonContent, ObjectId } from "../../_shared/http/openapi.ts";
 
-/** An EVM address: all lower case, all upper case, or with a valid EIP-55 checksum (a mixed-case typo is refused). */
-export const EvmAddress = z.string().regex(/^0x[0-9a-fA-F]{40}$/, "an EVM address: 0x and 40 hex digits")
-  .refine((address) => isAddress(address), "the EIP-55 checksum of this mixed-case address is wrong")
-  .openapi({ example: "0x5FbDB2315678afecb367f032d93F642f64180aa3" });
-
-/** EVM chain ids as the database stores them: exact integers up to 2^53-1. */
-export const ChainId = z.number().int().min(1).max(Number.MAX_SAFE_INTEGER).openapi({ example: 8453 });
-
-/** An amount in a token's smallest unit (wei for the native currency): uint256 fits in 78 digits. */
-export const TokenAmount = z.string().regex(/^(0|[1-9][0-9]{0,77})$/, "a decimal string of the amount in the token's smallest unit")
-  .openapi({ example: "10000000000000000" });
-
-// The supported collection interface, as supabase/functions/_shared/chain/collection.ts documents it.
+// The supported collection interface, as supabase/functions/_shared/collections/contract.ts documents it.
 const COLLECTION_INTERFACE = `
 **Supported collection interface.** The checkout works with any ERC-721 contract that implements the following
 (the mint function of the pricing strategy it is registered with). The reference implementation is
@@ -37,48 +25,6 @@ const COLLECTION_INTERFACE = `
 - A \`checkoutRef\` is accepted once: a second mint with the same reference reverts, which ties one transaction to
   exactly one checkout. The reference of a checkout is its 24-hex id, right-aligned in 32 bytes.
 - An ERC-20 payment token must implement \`decimals()\`; its \`symbol()\` is read too, for display only (optional).`;
-
-export const RegisterCollectionSchema = z
-  .object({
-    chainId: ChainId.openapi({ description: "A chain the service is configured for; another answers 400 `chain_not_supported`." }),
-    address: EvmAddress.openapi({ description: "The deployed collection contract" }),
-    pricing: z.enum(["static", "dynamic"])
-      .openapi({ description: "static: every checkout pays `mintPrice`; dynamic: each checkout names its price (the service signs a voucher)" }),
-    mintPrice: TokenAmount.optional()
-      .openapi({ description: "Required for static pricing, refused for dynamic: the price in the payment token's smallest unit" }),
-    paymentToken: EvmAddress.nullable().default(null)
-      .openapi({ description: "null: the chain's native currency; else the ERC-20 contract (its decimals are read on-chain)" }),
-    providerCardChainIds: z.array(ChainId).max(20).default([])
-      .refine((ids) => new Set(ids).size === ids.length, "chain ids must not repeat")
-      .openapi({ description: "Networks where the `provider_card` payment method may be offered for this collection" }),
-  })
-  .strict()
-  .superRefine((body, ctx) => {
-    if ((body.pricing === "static") !== (body.mintPrice !== undefined)) {
-      ctx.addIssue({ code: "custom", path: ["mintPrice"], message: "send mintPrice for static pricing, and only then" });
-    }
-  })
-  .openapi("RegisterCollection");
-
-export const CollectionSchema = z
-  .object({
-    id: ObjectId,
-    chainId: ChainId,
-    address: z.string().openapi({ description: "EIP-55 checksummed" }),
-    pricing: z.enum(["static", "dynamic"]),
-    mintPrice: TokenAmount.nullable(),
-    paymentToken: z.string().nullable(),
-    tokenDecimals: z.number().int().openapi({ description: "18 for the native currency, else the ERC-20's decimals()" }),
-    tokenSymbol: z.string().nullable().openapi({
-      description: "The ERC-20's symbol() read at registration, for display (the hosted page shows the price with it); " +
-        "null for the native currency, for a token without a readable string symbol(), and for collections registered before it was read",
-      example: "USDC",
-    }),
-    providerCardChainIds: z.array(ChainId),
-    ownerAddress: z.string().openapi({ description: "What owner() returned when ownership was verified" }),
-    createdAt: z.string().openapi({ format: "date-time" }),
-  })
-  .openapi("Collection");
 
 /** The 502 of routes that read a chain: its RPC failed, not the request. */
 export const chainUnavailableResponse = {
@@ -117,7 +63,7 @@ export const listCollections = createRoute({
   security: apiKeySecurity,
   middleware: [requireApiKey] as const,
   responses: {
-    200: { description: "Your collections", ...jsonContent(z.object({ items: z.array(CollectionSchema) }).openapi("CollectionList")) },
+    200: { description: "Your collections", ...jsonContent(CollectionListSchema) },
     ...errorResponses(400, 401),
   },
 });

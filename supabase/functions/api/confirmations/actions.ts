@@ -8,7 +8,7 @@ import { keyedHash } from "../../_shared/auth/mcp-oauth.ts";
 import type { Config } from "../../_shared/config.ts";
 import { canonicalJson } from "../../_shared/crypto/canonical-json.ts";
 import { sha256 } from "../../_shared/crypto/sha256.ts";
-import { EvmAddress, TokenAmount } from "../collections/routes.ts";
+import { EvmAddress, TokenAmount } from "../../_shared/chain/schemas.ts";
 import { SaveSettingsSchema } from "../sponsorship/routes.ts";
 
 /** How long a link lives. */

@@ -5,7 +5,7 @@
 import type { RouteHandler, z } from "@hono/zod-openapi";
 import { type Address, encodeFunctionData, getAddress, type Hex, keccak256, toHex } from "viem";
 import { scopeOf } from "../../_shared/auth/principal.ts";
-import { checkoutCollectionAbi } from "../../_shared/chain/collection.ts";
+import { checkoutCollectionAbi } from "../../_shared/collections/contract.ts";
 import { publicClientFor } from "../../_shared/chain/clients.ts";
 import { createRouter } from "../../_shared/http/app.ts";
 import type { AppEnv } from "../../_shared/http/context.ts";

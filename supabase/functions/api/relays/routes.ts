@@ -6,7 +6,8 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { requireApiKey } from "../../_shared/auth/middleware.ts";
 import { ErrorBodySchema, errorResponses } from "../../_shared/http/errors.ts";
 import { apiKeySecurity, jsonContent, ObjectId } from "../../_shared/http/openapi.ts";
-import { ChainId, chainUnavailableResponse, EvmAddress, TokenAmount } from "../collections/routes.ts";
+import { ChainId, EvmAddress, TokenAmount } from "../../_shared/chain/schemas.ts";
+import { chainUnavailableResponse } from "../collections/routes.ts";
 
 const TAG = "Gasless relays";
 

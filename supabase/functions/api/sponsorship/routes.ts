@@ -5,7 +5,8 @@ import { refuseBrowserRequests, requireApiKey, requireApiKeyOrSession, requirePe
 import { errorResponses } from "../../_shared/http/errors.ts";
 import { listQuerySchema, pageSchema } from "../../_shared/http/listing.ts";
 import { apiKeySecurity, Instant, jsonContent, ObjectId } from "../../_shared/http/openapi.ts";
-import { ChainId, chainUnavailableResponse, EvmAddress, TokenAmount } from "../collections/routes.ts";
+import { ChainId, EvmAddress, TokenAmount } from "../../_shared/chain/schemas.ts";
+import { chainUnavailableResponse } from "../collections/routes.ts";
 import { requireVerifierSecret } from "./verifier-secret.ts";
 
 const TAG = "Sponsorship";

@@ -17,11 +17,11 @@ import * as hubs from "../../../_shared/hubs/operations.ts";
 import * as identity from "../../../_shared/identity/operations.ts";
 import * as venues from "../../../_shared/venues/operations.ts";
 import { AutocompleteQuerySchema, VenueSuggestionsSchema } from "../../../_shared/venues/schemas.ts";
-import { CollectionSchema, RegisterCollectionSchema } from "../../collections/routes.ts";
+import { CollectionSchema, RegisterCollectionSchema } from "../../../_shared/collections/schemas.ts";
 import {
-  CheckoutSessionSchema, ClientCheckoutSessionSchema, CreateCheckoutSessionSchema, WebhookAttemptSchema, WebhookDeliverySchema,
-} from "../../checkout/routes.ts";
-import { PreparedPaymentSchema, PreparePaymentSchema } from "../../checkout/payments.routes.ts";
+  CheckoutSessionSchema, ClientCheckoutSessionSchema, CreateCheckoutSessionSchema, PreparedPaymentSchema, PreparePaymentSchema,
+  WebhookAttemptSchema, WebhookDeliverySchema,
+} from "../../../_shared/checkout/schemas.ts";
 import {
   BalanceSchema, CancelSchema, CheckResultSchema, CheckSchema, CompleteResultSchema, CompleteSchema, DepositSchema, PendingSchema,
   RecordDepositSchema, RecordUsageSchema, SponsorQuery, UsageSchema,

@@ -1,18 +1,27 @@
-// The hosted page's view of a session, shared by the session read and the payment operations: all
-// authenticated by the client secret alone, as `anon` (the SQL functions check the secret's hash).
+// The hosted page's view of a session, shared by the session read, the payment operations and the
+// page itself: all authenticated by the client secret alone, as `anon` (the SQL functions check the
+// secret's hash).
 import type { z } from "@hono/zod-openapi";
-import type { ClaimsScope, Database, Tx } from "../../_shared/db/database.ts";
-import { ApiError } from "../../_shared/http/errors.ts";
-import type { ClientCheckoutSessionSchema } from "./routes.ts";
-import { sha256 } from "../../_shared/crypto/sha256.ts";
+// node:crypto, synchronous: Web Crypto's async digest cost more per call than hashing these few bytes.
+import { sha256 } from "../crypto/sha256.ts";
+import type { ClaimsScope, Database, Tx } from "../db/database.ts";
+import { ApiError } from "../http/errors.ts";
+import type { ClientCheckoutSessionSchema } from "./schemas.ts";
 
 type ClientCheckoutSession = z.infer<typeof ClientCheckoutSessionSchema>;
 
 /** The hosted page's role: no user, no table privilege; the client-secret functions check the secret. */
 export const CHECKOUT_PAGE_SCOPE: ClaimsScope = { kind: "claims", role: "anon", claims: { role: "anon" } };
 
-// node:crypto, synchronous: Web Crypto's async digest cost more per call than hashing these few bytes.
-export { sha256 };
+/** What every client-secret operation takes: the checkout and the secret the page or storefront holds. */
+export interface ClientSecretInput {
+  checkoutId: string;
+  /** Absent when the request sent none. */
+  clientSecret: string | undefined;
+}
+
+/** Readable with the secret only: no shared cache may keep a client-secret operation's session. */
+export const NO_STORE = { "cache-control": "no-store" };
 
 /** The hash the client-secret functions take. A missing secret is hashed like a wrong one, so neither answers sooner than an unknown id. */
 export const clientSecretHash = (secret: string | undefined) => sha256(secret ?? "");
@@ -77,4 +86,15 @@ export function toClientSession(row: ClientSessionRow): ClientCheckoutSession {
     completedAt: row.completed_at?.toISOString() ?? null,
     failureReason: row.failure_reason,
   };
+}
+
+/**
+ * The origin allowed to frame the hosted page of `checkoutId`, or null (an unknown checkout). The
+ * page's request carries no secret (it is in the fragment), and this is the one thing anon may learn
+ * about a session without it.
+ */
+export async function allowedOriginOf(db: Database, checkoutId: string): Promise<string | null> {
+  const [row] = await db.statement(CHECKOUT_PAGE_SCOPE, (tx) =>
+    tx<{ origin: string | null }[]>`select checkout.allowed_origin_of(${checkoutId}) as origin`);
+  return row?.origin ?? null;
 }

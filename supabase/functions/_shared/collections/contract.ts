@@ -1,13 +1,13 @@
-// The checkout's EVM side, as the service sees it: reading collections, building the payment
-// transactions of the hosted page's prepare step, signing price vouchers, and verifying a mint from
-// its receipt. Imports nothing Deno-specific (runs in the gateway under Deno and in vitest).
+// A checkout collection's contract, as the service sees it: reading it at registration, building the
+// payment transactions of the hosted page's prepare step, signing price vouchers, and verifying a
+// mint from its receipt. Imports nothing Deno-specific (runs in the gateway under Deno and in vitest).
 //
 // ## Supported collection interface
 //
 // The checkout works with any ERC-721 contract that implements the following (the mint function
 // of each pricing strategy it is registered with). The reference implementation is
-// contracts/CheckoutCollection.sol: OpenZeppelin ERC-721 + Ownable + EIP-712, compiled with solc
-// from npm by scripts/lib/contracts.ts.
+// _shared/chain/contracts/CheckoutCollection.sol: OpenZeppelin ERC-721 + Ownable + EIP-712, compiled
+// with solc from npm by scripts/lib/contracts.ts.
 //
 //   function owner() view returns (address)
 //       Registration: must be one of the registering key owner's linked addresses.
@@ -60,7 +60,7 @@ import {
   zeroAddress,
 } from "viem";
 import { getChainId, getCode, getLogs, getTransactionReceipt, readContract } from "viem/actions";
-import { confirmationsOf } from "./confirmations.ts";
+import { confirmationsOf } from "../chain/confirmations.ts";
 
 /** The reference collection's ABI; tests/chain compares it with what solc compiles. */
 export const checkoutCollectionAbi = parseAbi([

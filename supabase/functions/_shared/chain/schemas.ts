@@ -1,0 +1,15 @@
+// EVM values as every surface takes them (collections, checkout, sponsorship, relays, confirmations).
+import { z } from "@hono/zod-openapi";
+import { isAddress } from "viem";
+
+/** An EVM address: all lower case, all upper case, or with a valid EIP-55 checksum (a mixed-case typo is refused). */
+export const EvmAddress = z.string().regex(/^0x[0-9a-fA-F]{40}$/, "an EVM address: 0x and 40 hex digits")
+  .refine((address) => isAddress(address), "the EIP-55 checksum of this mixed-case address is wrong")
+  .openapi({ example: "0x5FbDB2315678afecb367f032d93F642f64180aa3" });
+
+/** EVM chain ids as the database stores them: exact integers up to 2^53-1. */
+export const ChainId = z.number().int().min(1).max(Number.MAX_SAFE_INTEGER).openapi({ example: 8453 });
+
+/** An amount in a token's smallest unit (wei for the native currency): uint256 fits in 78 digits. */
+export const TokenAmount = z.string().regex(/^(0|[1-9][0-9]{0,77})$/, "a decimal string of the amount in the token's smallest unit")
+  .openapi({ example: "10000000000000000" });
