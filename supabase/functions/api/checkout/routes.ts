@@ -192,7 +192,7 @@ export const createCheckoutSession = createRoute({
     "`idempotency_conflict` with `details.differingFields`. A new checkout answers 201. Another owner's or an " +
     "unknown collection: 404 `collection_not_found`.",
   security: apiKeySecurity,
-  middleware: [requireApiKey, requirePermission("checkout", "create")] as const,
+  middleware: [requireApiKey, requirePermission("checkout:create")] as const,
   request: { body: { required: true, ...jsonContent(CreateCheckoutSessionSchema) } },
   responses: {
     201: { description: "A new checkout", ...jsonContent(CheckoutSessionSchema) },
@@ -237,7 +237,7 @@ export const retryCheckoutWebhook = createRoute({
     "second. 409 `checkout_not_completed` (with `details.status`) for any other state; another owner's or an unknown " +
     "checkout: 404 `checkout_not_found`.",
   security: apiKeySecurity,
-  middleware: [requireApiKey, requirePermission("checkout", "retry")] as const,
+  middleware: [requireApiKey, requirePermission("checkout:retry")] as const,
   request: { params: checkoutIdParam },
   responses: {
     202: { description: "The queued delivery", ...jsonContent(WebhookDeliverySchema) },

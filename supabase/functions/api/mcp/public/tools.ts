@@ -15,7 +15,7 @@ import { backendTools, Deleted, paging, READ } from "../backend/tools.ts";
 import { legacy } from "../backend/legacy-operations.ts";
 import { CryptoAddressSchema } from "../../identity/routes.ts";
 import { HubSchema } from "../../hubs/routes.ts";
-import { DepositSchema, SaveSettingsSchema, SettingsSchema, SponsorQuery, UsageSchema } from "../../sponsorship/routes.ts";
+import { DepositSchema, SaveSettingsSchema, SettingsSchema, SponsorQuery, UsageSchema } from "../../../_shared/sponsorship/schemas.ts";
 import { CONFIRMATION_STATUSES, DepositAction, WalletLinkAction } from "../../confirmations/actions.ts";
 
 /** Creates a confirmation link only: nothing changes until the person approves it in their browser. */
