@@ -6,7 +6,7 @@ import { createJobsApp } from "../supabase/functions/jobs/app.ts";
 import type { Environment } from "../supabase/functions/_shared/platform/runtime.ts";
 import { serve } from "../supabase/functions/_shared/platform/runtime.ts";
 import { startReconciler } from "../supabase/functions/_shared/checkout/reconciler.ts";
-import { startRelayLoop } from "../supabase/functions/_shared/sponsorship/relayer.ts";
+import { startRelayLoop } from "../supabase/functions/_shared/relays/relayer.ts";
 import { servicesFromEnvironment } from "../supabase/functions/_shared/services.ts";
 import { createWebhookDispatcher } from "../supabase/functions/_shared/webhooks/dispatcher.ts";
 

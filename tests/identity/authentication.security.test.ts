@@ -106,7 +106,7 @@ describe("API-key permissions", () => {
   // No route of this issue needs a permission yet, so the middleware is mounted on the real base app.
   const guarded = () => {
     const app = createBaseApp({ config: t.config, db: t.db });
-    app.post("/guarded", requireApiKey, requirePermission("checkout", "create"), (c) => c.json({ ok: true }));
+    app.post("/guarded", requireApiKey, requirePermission("checkout:create"), (c) => c.json({ ok: true }));
     return app;
   };
 
@@ -125,7 +125,7 @@ describe("API-key permissions", () => {
     const other = await t.userWithKey(["checkout:retry"]);
     let ran = 0;
     const app = createBaseApp({ config: t.config, db: t.db });
-    app.post("/guarded-effect", requireApiKey, requirePermission("checkout", "create"), (c) => {
+    app.post("/guarded-effect", requireApiKey, requirePermission("checkout:create"), (c) => {
       ran += 1; // stands for a side effect outside the database (a payment provider, an email)
       return c.json({ ok: true });
     });

@@ -4,7 +4,7 @@
 // key never appears in them.
 import { encodeFunctionData, type Hex, parseAbi, parseEther } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
-import { relayOnce, type RelayPassOptions } from "../../supabase/functions/_shared/sponsorship/relayer.ts";
+import { relayOnce, type RelayPassOptions } from "../../supabase/functions/_shared/relays/relayer.ts";
 import { startSponsorshipWorld } from "../sponsorship/sponsorship-fixtures.ts";
 
 const tokenAbi = parseAbi(["function mint(address to, uint256 amount)"]);

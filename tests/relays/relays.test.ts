@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApiApp } from "../../supabase/functions/api/app.ts";
 import { loadConfig } from "../../supabase/functions/_shared/config.ts";
 import { connect, Database } from "../../supabase/functions/_shared/db/database.ts";
-import { relayOnce, setRelayerHooks } from "../../supabase/functions/_shared/sponsorship/relayer.ts";
+import { relayOnce, setRelayerHooks } from "../../supabase/functions/_shared/relays/relayer.ts";
 import { deployCollection } from "../../scripts/lib/contracts.ts";
 import { createTestContext, expectErrorBody, TEST_JWT_SECRET } from "../setup/test-context.ts";
 import { captured, leaksOf, type RelayWorld, startRelayWorld } from "./relays-fixtures.ts";

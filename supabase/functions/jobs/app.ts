@@ -9,7 +9,7 @@ import type { AppServices } from "../_shared/http/context.ts";
 import { ApiError } from "../_shared/http/errors.ts";
 import { matchesSecret } from "../_shared/crypto/constant-time.ts";
 import { reconcileOnce } from "../_shared/checkout/reconciler.ts";
-import { type RelayPassOutcome, relayOnce } from "../_shared/sponsorship/relayer.ts";
+import { type RelayPassOutcome, relayOnce } from "../_shared/relays/relayer.ts";
 import { createWebhookDispatcher } from "../_shared/webhooks/dispatcher.ts";
 
 export const JOBS_SECRET_HEADER = "x-jobs-secret";

@@ -74,8 +74,7 @@ export const requireApiKey = createMiddleware<AppEnv>(async (c, next) => {
  * validated and the handler runs (unless the database checked this key for it lately: a key's
  * permissions never change), and again in every transaction of the request.
  */
-export function requirePermission(...required: [permission: string] | [resource: string, action: string]) {
-  const permission = required.join(":");
+export function requirePermission(permission: string) {
   return createMiddleware<AppEnv>(async (c, next) => {
     const principal = c.get("principal");
     if (principal.kind !== "api_key") throw new ApiError(403, "missing_permission", `This route needs an API key with ${permission}.`);

@@ -30,7 +30,7 @@ import { getBlockNumber } from "viem/actions";
 import { checkoutRefFromId, findCheckoutMints, MAX_REFS_PER_LOG_QUERY, type MintRefusalCode } from "../collections/contract.ts";
 import { publicClientFor } from "../chain/clients.ts";
 import type { AppServices } from "../http/context.ts";
-import { asServiceJobsOn } from "../webhooks/dispatcher.ts";
+import { serviceJobs } from "../db/service-jobs.ts";
 import { checkoutTerms, completionOf, verifyCheckoutPayment } from "./verification.ts";
 
 interface AttemptToReconcile {
@@ -89,7 +89,7 @@ export interface ReconcileReport extends ReconcileOutcome {
 
 /** Completes a verified checkout as service_jobs. */
 async function complete(services: AppServices, checkoutId: string, done: ReturnType<typeof completionOf>): Promise<void> {
-  await asServiceJobsOn(services.db, (tx) => tx`
+  await serviceJobs(services.db).transaction((tx) => tx`
     select from checkout.complete_session_as_job(${checkoutId}, ${done.txHash}, ${done.payer},
                                                  ${done.tokenIds}::numeric[], ${done.amount}::numeric,
                                                  ${done.paymentToken}, ${done.blockNumber}::bigint)`);
@@ -116,7 +116,7 @@ export async function reconcilePass(services: AppServices, options: ReconcileOpt
 
 /** Step 1; returns the checkouts it completed. */
 async function checkReportedHashes(services: AppServices, limit: number, outcome: ReconcileReport): Promise<Set<string>> {
-  const attempts = await asServiceJobsOn(services.db, (tx) => tx<AttemptToReconcile[]>`
+  const attempts = await serviceJobs(services.db).transaction((tx) => tx<AttemptToReconcile[]>`
     select attempt_id, session_id, payer_address, chain_id, tx_hash, collection_address, price::text, payment_token
     from checkout.payment_attempts_to_reconcile(${limit})
     where tx_hash is not null`);
@@ -146,7 +146,7 @@ async function checkReportedHashes(services: AppServices, limit: number, outcome
 
 /** Step 2: one log search per collection, then each mint found verified and acted on. */
 async function searchMints(services: AppServices, options: ReconcileOptions, skip: Set<string>, outcome: ReconcileReport): Promise<void> {
-  const sessions = await asServiceJobsOn(services.db, (tx) => tx<SessionToSearch[]>`
+  const sessions = await serviceJobs(services.db).transaction((tx) => tx<SessionToSearch[]>`
     select session_id, chain_id, collection_address, price::text, payment_token, payers
     from checkout.sessions_to_search_for_mints(${options.searchLimit ?? 1000})`);
 
@@ -196,7 +196,7 @@ async function settle(services: AppServices, session: SessionToSearch, txHash: H
       await complete(services, session.session_id, completionOf(txHash, verification));
       outcome.completed++;
     } else if (PERMANENT_REFUSALS.has(verification.code)) {
-      await asServiceJobsOn(services.db, (tx) => tx`
+      await serviceJobs(services.db).transaction((tx) => tx`
         select from checkout.fail_session_as_job(${session.session_id}, ${REFERENCE_CONSUMED})`);
       outcome.failed++;
     }

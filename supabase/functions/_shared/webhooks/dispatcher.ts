@@ -20,7 +20,8 @@ import https from "node:https";
 import postgres from "postgres";
 import { DEVELOPMENT_ENCRYPTION_KEY, type Config } from "../config.ts";
 import { SecretBox } from "../crypto/secret-box.ts";
-import type { Database, Tx } from "../db/database.ts";
+import type { Database } from "../db/database.ts";
+import { serviceJobs } from "../db/service-jobs.ts";
 import { publicAddressLookup, refusedAddressLiteral, requestHostname } from "../http/public-address-lookup.ts";
 import { nextAttemptAt } from "./retry-schedule.ts";
 import { signWebhook } from "./signing.ts";
@@ -35,18 +36,6 @@ export const WEBHOOK_USER_AGENT = "events-service-webhooks/1";
  */
 export function webhookSecretAssociatedData(ownerId: string, webhookUrl: string): string {
   return `webhook-secret:${ownerId}:${webhookUrl}`;
-}
-
-/**
- * Runs `work` in one transaction as service_jobs, the role the background jobs' SQL functions and
- * policies are written for (this dispatcher, the checkout reconciler).
- */
-export function asServiceJobsOn<T>(db: Database, work: (tx: Tx) => Promise<T>): Promise<T> {
-  // Database.transaction's ClaimsScope does not name service_jobs; api_gateway may switch to it.
-  return db.sql.begin(async (tx) => {
-    await tx`select set_config('role', 'service_jobs', true)`;
-    return work(tx as unknown as Tx);
-  }) as Promise<T>;
 }
 
 export interface WebhookDispatcherOptions {
@@ -99,14 +88,14 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
   const production = config.APP_ENV === "production";
   const secretBox = SecretBox.fromBase64(config.SECRETS_ENCRYPTION_KEY ?? DEVELOPMENT_ENCRYPTION_KEY);
 
-  const asServiceJobs = <T>(work: (tx: Tx) => Promise<T>) => asServiceJobsOn(db, work);
+  const jobs = serviceJobs(db);
 
   async function claim(limit: number): Promise<ClaimedDelivery[]> {
     // The lease must outlast the batch: `concurrency` at a time, each bounded by the deadline, plus
     // time to record. A lease that ran out would let another replica send the same delivery again.
     const leaseSeconds = Math.ceil(limit / concurrency) * Math.ceil(timeoutMs / 1000) + 30;
     // The owner names the secret's associated data; the queueing time starts the retry horizon.
-    return asServiceJobs((tx) => tx<ClaimedDelivery[]>`
+    return jobs.transaction((tx) => tx<ClaimedDelivery[]>`
       select delivery_id, event_id, webhook_url, payload::text as body, attempts,
              secret_ciphertext, previous_secret_ciphertext, owner_id, created_at
       from checkout.claim_webhook_deliveries(${limit}, ${leaseSeconds})`);
@@ -114,7 +103,7 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
 
   async function record(delivery: ClaimedDelivery, statusCode: number | null, error: string | null, next: Date | null): Promise<void> {
     try {
-      await asServiceJobs((tx) => tx`select checkout.record_webhook_attempt(${delivery.delivery_id}, ${statusCode}, ${error}, ${next})`);
+      await jobs.transaction((tx) => tx`select checkout.record_webhook_attempt(${delivery.delivery_id}, ${statusCode}, ${error}, ${next})`);
     } catch (failure) {
       // Our lease ran out and another dispatcher already settled the delivery: its record stands.
       if (failure instanceof postgres.PostgresError && failure.hint === "delivery_not_pending") return;

@@ -9,7 +9,7 @@ import type { Config } from "../../_shared/config.ts";
 import { canonicalJson } from "../../_shared/crypto/canonical-json.ts";
 import { sha256 } from "../../_shared/crypto/sha256.ts";
 import { EvmAddress, TokenAmount } from "../../_shared/chain/schemas.ts";
-import { SaveSettingsSchema } from "../sponsorship/routes.ts";
+import { SaveSettingsSchema } from "../../_shared/sponsorship/schemas.ts";
 
 /** How long a link lives. */
 export const CONFIRMATION_SECONDS = 15 * 60;

@@ -26,7 +26,7 @@ import { ApiError } from "../../_shared/http/errors.ts";
 import { auditDecision, type DecisionRecord } from "../../_shared/mcp/audit.ts";
 import { callRoute, type InProcessApp, type RouteAnswer } from "../../_shared/mcp/call-route.ts";
 import { checkSiweMessage } from "../../_shared/identity/siwe.ts";
-import { sponsorshipVaultOf } from "../sponsorship/handlers.ts";
+import { sponsorshipVaultOf } from "../../_shared/sponsorship/operations.ts";
 import {
   actionHash, bindingOf, CONFIRMATION_SECONDS, type ConfirmationKind, displayRows, hex, isKind, KINDS, settingsMessage,
   walletLinkMessage, walletLinkStatement,

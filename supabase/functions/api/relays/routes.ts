@@ -1,72 +1,13 @@
-// Gasless relays (issue 9 item 10, SPEC 4.5): the service's relayer wallet sends an allowed call for
-// the caller, paid from a sponsor's balance. API keys only (SPEC 5.8 gives the app session to the
-// /sponsorship/ routes alone). Bodies are our choice (the spec shows none): documented
-// here and in the OpenAPI description.
+// Gasless relays' routes; the shapes are _shared/relays/schemas.ts. API keys only (SPEC 5.8 gives
+// the app session to the /sponsorship/ routes alone).
 import { createRoute, z } from "@hono/zod-openapi";
 import { requireApiKey } from "../../_shared/auth/middleware.ts";
 import { ErrorBodySchema, errorResponses } from "../../_shared/http/errors.ts";
 import { apiKeySecurity, jsonContent, ObjectId } from "../../_shared/http/openapi.ts";
-import { ChainId, EvmAddress, TokenAmount } from "../../_shared/chain/schemas.ts";
+import { CollectionGaslessSchema, RelayAcceptedSchema, RelaySchema, VenueGaslessSchema } from "../../_shared/relays/schemas.ts";
 import { chainUnavailableResponse } from "../collections/routes.ts";
 
 const TAG = "Gasless relays";
-
-const Wei = TokenAmount.openapi({ description: "wei, as a decimal string", example: "300000000000000" });
-const CallData = z.string().min(10).max(131_074).regex(/^0x([0-9a-fA-F]{2})*$/, "0x and an even number of hex digits")
-  .openapi({ description: "The ABI-encoded call: a 4-byte selector and its arguments", example: "0x40c10f19" });
-const MaxCost = Wei.refine((v) => v !== "0", "must be more than 0").optional().openapi({
-  description: "The most the relay may cost the sponsor (held until mined). Default: twice gas limit × max fee per gas of the " +
-    "first attempt, room for replacements; less than that first worst case is 409 `max_cost_too_low`.",
-});
-
-export const VenueGaslessSchema = z.object({
-  walletAddress: EvmAddress.openapi({ description: "The sponsor wallet that pays the gas" }),
-  chainId: ChainId,
-  targetAddress: EvmAddress.openapi({ description: "The venue contract; it must be in the sponsor's allowedTargets (an empty allowlist allows no relay)" }),
-  callData: CallData.openapi({ description: "The check-in call. The relayer is msg.sender: the contract must take the actor from the call (or ERC-2771)." }),
-  actorAddress: EvmAddress.openapi({ description: "Who checks in: your own linked address on `chainId` (unless you own the sponsor wallet); usage is recorded against it" }),
-  maxCostWei: MaxCost,
-}).strict().openapi("VenueGaslessRelay");
-
-export const CollectionGaslessSchema = z.object({
-  sponsorWalletAddress: EvmAddress.openapi({ description: "The sponsor wallet that pays the gas, on the collection's chain" }),
-  to: EvmAddress.openapi({ description: "The recipient: your own linked address on the collection's chain (unless you own the sponsor wallet); usage is recorded against it" }),
-  maxCostWei: MaxCost,
-}).strict().openapi("CollectionGaslessMint");
-
-export const RelayStatus = z.enum(["signed", "submitted", "mined", "failed"]).openapi({
-  description: "signed: recorded, the broadcast is retried by the relayer; submitted: a node accepted it; mined: the receipt " +
-    "is charged (see `reverted`); failed: its nonce went to another transaction, the hold is released and nothing charged",
-});
-
-export const RelayAcceptedSchema = z.object({
-  relayId: ObjectId,
-  status: RelayStatus,
-  txHash: z.string().openapi({ description: "The first attempt's hash; a replacement (higher fee) gets another, see the status read" }),
-  nonce: z.number().int(),
-  reservationId: ObjectId,
-  chainId: ChainId,
-  relayerAddress: z.string(),
-}).openapi("GaslessRelayAccepted");
-
-export const RelaySchema = z.object({
-  relayId: ObjectId,
-  kind: z.enum(["venue_gasless", "nft_mint"]),
-  collectionId: ObjectId.nullable(),
-  reservationId: ObjectId,
-  chainId: ChainId,
-  relayerAddress: z.string(),
-  nonce: z.number().int(),
-  status: RelayStatus,
-  txHash: z.string().openapi({ description: "The mined transaction once mined, else the latest attempt" }),
-  attempts: z.number().int().openapi({ description: "1, plus one per replacement" }),
-  reverted: z.boolean().nullable().openapi({ description: "Once mined: whether the call reverted (its gas is charged all the same)" }),
-  chargedWei: Wei.nullable(),
-  usageId: z.string().nullable(),
-  failureReason: z.string().nullable(),
-  createdAt: z.string().openapi({ format: "date-time" }),
-  updatedAt: z.string().openapi({ format: "date-time" }),
-}).openapi("GaslessRelay");
 
 const wouldRevertResponse = {
   422: { description: "The call reverts when the relayer sends it (code `relay_would_revert`): nothing signed nor held", content: { "application/json": { schema: ErrorBodySchema } } },

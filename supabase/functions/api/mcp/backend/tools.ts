@@ -25,7 +25,7 @@ import {
 import {
   BalanceSchema, CancelSchema, CheckResultSchema, CheckSchema, CompleteResultSchema, CompleteSchema, DepositSchema, PendingSchema,
   RecordDepositSchema, RecordUsageSchema, SponsorQuery, UsageSchema,
-} from "../../sponsorship/routes.ts";
+} from "../../../_shared/sponsorship/schemas.ts";
 
 export const READ: ToolAnnotations = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
 const ADD: ToolAnnotations = { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false };

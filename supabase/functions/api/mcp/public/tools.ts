@@ -17,7 +17,7 @@ import { CryptoAddressSchema } from "../../../_shared/identity/schemas.ts";
 import * as hubs from "../../../_shared/hubs/operations.ts";
 import * as identity from "../../../_shared/identity/operations.ts";
 import { HubSchema } from "../../../_shared/hubs/schemas.ts";
-import { DepositSchema, SaveSettingsSchema, SettingsSchema, SponsorQuery, UsageSchema } from "../../sponsorship/routes.ts";
+import { DepositSchema, SaveSettingsSchema, SettingsSchema, SponsorQuery, UsageSchema } from "../../../_shared/sponsorship/schemas.ts";
 import { CONFIRMATION_STATUSES, DepositAction, WalletLinkAction } from "../../confirmations/actions.ts";
 
 /** Creates a confirmation link only: nothing changes until the person approves it in their browser. */

@@ -1,4 +1,4 @@
-// Gasless relays (issue 9 item 10): the service's relayer wallet sends an allowed transaction for a
+// Gasless relays: the service's relayer wallet sends an allowed transaction for a
 // caller, paid from a sponsor's balance (migration 20261123000900_sponsorship_relays.sql).
 //
 // Nonces, safe under concurrency and after a restart:
@@ -41,10 +41,10 @@ import { estimateFeesPerGas, estimateGas, getBlockNumber, getTransactionCount, g
 import type { Config } from "../config.ts";
 import { type ChainClient, fromChain, publicClientFor } from "../chain/clients.ts";
 import { type Database, translateDatabaseError, type Tx } from "../db/database.ts";
+import { serviceJobs } from "../db/service-jobs.ts";
 import type { AppServices } from "../http/context.ts";
 import { ApiError } from "../http/errors.ts";
-import { asServiceJobsOn } from "../webhooks/dispatcher.ts";
-import { gasCost } from "./chain-verification.ts";
+import { gasCost } from "../sponsorship/chain-verification.ts";
 
 /** What the relayer needs of a key: its address and an EIP-1559 transaction signature. */
 export interface RelayerSigner {
@@ -107,9 +107,10 @@ export function setRelayerHooks(config: Config, value: RelayerHooks): void {
 }
 const broadcastOf = (config: Config) => hooks.get(config)?.broadcast ?? ((client: ChainClient, raw: Hex) => sendRawTransaction(client, { serializedTransaction: raw }));
 
-async function serviceJobs<T>(db: Database, work: (tx: Tx) => Promise<T>): Promise<T> {
+/** `work` in one transaction as service_jobs; the relays.* functions refuse with API errors (translated). */
+async function asServiceJobs<T>(db: Database, work: (tx: Tx) => Promise<T>): Promise<T> {
   try {
-    return await asServiceJobsOn(db, work);
+    return await serviceJobs(db).transaction(work);
   } catch (error) {
     throw translateDatabaseError(error);
   }
@@ -162,7 +163,7 @@ const synced = new WeakMap<Database, Map<string, Promise<void>>>();
 
 async function syncNonce(db: Database, client: ChainClient, chainId: number, relayer: Address): Promise<bigint> {
   const pending = await getTransactionCount(client, { address: relayer, blockTag: "pending" });
-  const [row] = await serviceJobs(db, (tx) => tx<{ next: bigint }[]>`
+  const [row] = await asServiceJobs(db, (tx) => tx<{ next: bigint }[]>`
     select relays.sync_nonce(${chainId}, ${lower(relayer)}, ${pending}) as next`);
   return BigInt(row!.next);
 }
@@ -201,7 +202,7 @@ export async function submitRelay(
   const client = publicClientFor(config, input.chainId);
   await fromChain(ensureSynced(db, client, input.chainId, signer.address));
   const relayer = lower(signer.address);
-  const recorded = await serviceJobs(db, async (tx) => {
+  const recorded = await asServiceJobs(db, async (tx) => {
     const [taken] = await tx<{ nonce: bigint }[]>`select relays.take_nonce(${input.chainId}, ${relayer}) as nonce`;
     const nonce = BigInt(taken!.nonce);
     let raw: Hex;
@@ -239,7 +240,7 @@ async function broadcast(services: AppServices, relayId: string, txHash: Hex, ra
       return false;
     }
   }
-  await serviceJobs(db, (tx) => tx`select relays.mark_sent(${relayId}, ${txHash})`);
+  await asServiceJobs(db, (tx) => tx`select relays.mark_sent(${relayId}, ${txHash})`);
   return true;
 }
 
@@ -314,7 +315,7 @@ async function relayChainOnce(
   if (!options.settleOnly) await syncNonce(db, client, chainId, signer.address);
   // One relay (the status read): read by its id, whatever its nonce; the batch reads the 200 lowest
   // pending nonces. The same columns and conditions (chain, relayer, signed or sent) either way.
-  const pending = await serviceJobs(db, (tx) => tx<PendingRelay[]>`
+  const pending = await asServiceJobs(db, (tx) => tx<PendingRelay[]>`
     select id, nonce, status, to_address, call_data, gas_limit::text, max_cost::text, tx_hashes, latest_raw_tx,
            latest_max_fee::text, latest_priority_fee::text, latest_at, attempts
     from ${options.relayId
@@ -347,7 +348,7 @@ async function settleOrPush(
     // Mined, not confirmed enough yet (a receipt newer than the head read first counts as one confirmation).
     if (max(at.head, receipt.blockNumber) - receipt.blockNumber + 1n < BigInt(at.confirmations)) return;
     const cost = gasCost(receipt);
-    const [row] = await serviceJobs(db, (tx) => tx<{ replayed: boolean }[]>`
+    const [row] = await asServiceJobs(db, (tx) => tx<{ replayed: boolean }[]>`
       select replayed from relays.complete(${relay.id}, ${hash}, ${cost.toString()}::numeric, ${receipt.status !== "success"})`);
     if (!row!.replayed) outcome.completed++;
     return;
@@ -355,7 +356,7 @@ async function settleOrPush(
   if (at.settleOnly) return;
   if (BigInt(relay.nonce) < at.minedCount) {
     // The nonce is used on-chain, by none of this relay's attempts: the key was used elsewhere.
-    await serviceJobs(db, (tx) => tx`select relays.fail(${relay.id}, 'nonce_consumed_elsewhere')`);
+    await asServiceJobs(db, (tx) => tx`select relays.fail(${relay.id}, 'nonce_consumed_elsewhere')`);
     outcome.failed++;
     return;
   }
@@ -383,7 +384,7 @@ async function replace(services: AppServices, signer: RelayerSigner, client: Cha
       return false;
     }
   }
-  const signed = await serviceJobs(db, async (tx) => {
+  const signed = await asServiceJobs(db, async (tx) => {
     const [locked] = await tx<{ locked: boolean }[]>`select relays.lock_pending(${relay.id}) as locked`;
     if (!locked!.locked) return null;
     const raw = await signer.signTransaction({

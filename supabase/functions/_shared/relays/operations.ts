@@ -1,0 +1,145 @@
+// What can be done with gasless relays, for every surface. The caller's part runs as the caller
+// (relays.reserve: the sponsorship check and hold, under the sponsor's row lock); the relayer's part
+// as service_jobs (relayer.ts: nonce, signature and record committed in one transaction, then
+// broadcast). Nothing is signed before the call was simulated and the hold taken. Every operation
+// commits on its own: a signed transaction is never left inside a caller's transaction.
+import type { z } from "@hono/zod-openapi";
+import { type Address, encodeFunctionData, getAddress, type Hex, keccak256, toHex } from "viem";
+import { checkoutCollectionAbi } from "../collections/contract.ts";
+import { publicClientFor } from "../chain/clients.ts";
+import type { Config } from "../config.ts";
+import { ApiError } from "../http/errors.ts";
+import { ok, type OperationContext, operation } from "../operations/operation.ts";
+import { HOLD_FACTOR, planRelay, relayerSignerFor, relayOnce, type RelaySubmission, submitRelay } from "./relayer.ts";
+import type { CollectionGaslessSchema, RelayAcceptedSchema, RelaySchema, VenueGaslessSchema } from "./schemas.ts";
+
+const lower = (value: string) => value.toLowerCase();
+
+function signerOrRefuse(config: Config) {
+  const signer = relayerSignerFor(config);
+  if (!signer) throw new ApiError(503, "relayer_not_configured", "Gasless relays are not configured on this service.");
+  return signer;
+}
+
+const toAccepted = (submission: RelaySubmission, reservationId: string, chainId: number, relayer: Address): z.infer<typeof RelayAcceptedSchema> => ({
+  relayId: submission.relayId,
+  status: submission.status === "sent" ? "submitted" : "signed",
+  txHash: submission.txHash,
+  nonce: Number(submission.nonce),
+  reservationId,
+  chainId,
+  relayerAddress: relayer,
+});
+
+/** Simulate, hold, sign, record, broadcast: the path both relays share. */
+async function relay(
+  { db, database, config }: OperationContext,
+  input: { chainId: number; sponsor: string; actor: string; to: Address; data: Hex; maxCostWei?: string; kind: "venue_gasless" | "nft_mint"; collectionId: string | null },
+) {
+  const signer = signerOrRefuse(config);
+  const client = publicClientFor(config, input.chainId); // 400 chain_not_supported
+  if (lower(input.to) === lower(signer.address)) throw new ApiError(400, "target_not_allowed", "The relayer does not call itself.");
+  const plan = await planRelay(client, signer.address, input.to, input.data);
+  const hold = input.maxCostWei !== undefined ? BigInt(input.maxCostWei) : plan.worstCase * HOLD_FACTOR;
+  if (hold < plan.worstCase) {
+    throw new ApiError(409, "max_cost_too_low", `The relay may cost up to ${plan.worstCase} wei (gas limit × max fee per gas); maxCostWei is lower.`,
+      { requiredWei: plan.worstCase.toString() });
+  }
+  const [reserved] = await db.statement((tx) => tx<{ reservation_id: string }[]>`
+    select reservation_id from relays.reserve(${input.chainId}, ${lower(input.sponsor)}, ${input.kind}::sponsorship.operation_type,
+      ${lower(input.to)}, ${lower(input.data)}, ${lower(input.actor)}, ${hold.toString()}::numeric,
+      ${config.SPONSORSHIP_RATE_LIMITS.check}::integer)`);
+  const submission = await submitRelay({ config, db: database }, signer, {
+    chainId: input.chainId, kind: input.kind, collectionId: input.collectionId, reservationId: reserved!.reservation_id,
+    to: input.to, data: input.data, plan,
+  });
+  return ok(toAccepted(submission, reserved!.reservation_id, input.chainId, signer.address), 202);
+}
+
+export const relayVenueCall = operation({
+  name: "relays.venue.relay",
+  ownTransactions: true,
+  run(context, body: z.output<typeof VenueGaslessSchema>) {
+    return relay(context, {
+      chainId: body.chainId, sponsor: body.walletAddress, actor: body.actorAddress, to: getAddress(body.targetAddress),
+      data: lower(body.callData) as Hex, maxCostWei: body.maxCostWei, kind: "venue_gasless", collectionId: null,
+    });
+  },
+});
+
+export const relayCollectionMint = operation({
+  name: "relays.collection.mint",
+  ownTransactions: true,
+  async run(context, { collectionId, mint }: { collectionId: string; mint: z.output<typeof CollectionGaslessSchema> }) {
+    signerOrRefuse(context.config);
+    const [collection] = await context.db.statement((tx) => tx<{
+      chain_id: bigint; address: string; pricing: string; mint_price: string | null; payment_token: string | null;
+    }[]>`select chain_id, address, pricing, mint_price::text, payment_token from relays.collection_for_mint(${collectionId})`);
+    if (!collection) throw new ApiError(404, "collection_not_found", `Collection ${collectionId} not found.`);
+    if (collection.pricing !== "static" || collection.payment_token !== null || collection.mint_price !== "0") {
+      throw new ApiError(409, "mint_not_free", "Only collections with a static native price of 0 can be minted gasless: the sponsor pays gas, never a price.");
+    }
+    // A fresh reference per mint (the contract accepts each once). Its high bytes are never zero in
+    // practice, so it never names a checkout (whose reference is a 12-byte id, right-aligned).
+    const checkoutRef = keccak256(toHex(`gasless-mint:${collectionId}:${crypto.randomUUID()}`));
+    const data = encodeFunctionData({ abi: checkoutCollectionAbi, functionName: "mint", args: [getAddress(mint.to), checkoutRef] });
+    return relay(context, {
+      chainId: Number(collection.chain_id), sponsor: mint.sponsorWalletAddress, actor: mint.to, to: getAddress(collection.address),
+      data, maxCostWei: mint.maxCostWei, kind: "nft_mint", collectionId,
+    });
+  },
+});
+
+interface RelayRow {
+  id: string; kind: "venue_gasless" | "nft_mint"; collection_id: string | null; reservation_id: string; chain_id: bigint;
+  relayer: string; nonce: bigint; status: "signed" | "sent" | "mined" | "failed"; tx_hash: string; attempts: number;
+  reverted: boolean | null; cost: string | null; usage_id: bigint | null; failure_reason: string | null; created_at: Date; updated_at: Date;
+}
+
+/** A relay of the caller's (a venue relay, or a mint of `collectionId`), settled first if its receipt is there. */
+async function readRelay({ db, database, config }: OperationContext, relayId: string, collectionId: string | null) {
+  const read = () => db.statement((tx) => tx<RelayRow[]>`
+    select id, kind, collection_id, reservation_id, chain_id, relayer, nonce, status, tx_hash, attempts, reverted, cost::text,
+           usage_id, failure_reason, created_at, updated_at
+    from relays.status(${relayId})`);
+  let [row] = await read();
+  if (!row || (collectionId !== null && row.collection_id !== collectionId) || (collectionId === null && row.kind !== "venue_gasless")) {
+    throw new ApiError(404, "relay_not_found", `Relay ${relayId} not found.`);
+  }
+  if ((row.status === "signed" || row.status === "sent") && relayerSignerFor(config)) {
+    // Settle this relay now if its receipt is there (the same, charge-once code as the loop).
+    const outcome = await relayOnce({ config, db: database }, { chainId: Number(row.chain_id), relayId, settleOnly: true });
+    if (outcome.completed > 0) [row] = await read();
+  }
+  const r = row!;
+  return ok<z.infer<typeof RelaySchema>>({
+    relayId: r.id,
+    kind: r.kind,
+    collectionId: r.collection_id,
+    reservationId: r.reservation_id,
+    chainId: Number(r.chain_id),
+    relayerAddress: getAddress(r.relayer),
+    nonce: Number(r.nonce),
+    status: r.status === "sent" ? "submitted" as const : r.status,
+    txHash: r.tx_hash,
+    attempts: r.attempts,
+    reverted: r.reverted,
+    chargedWei: r.status === "mined" ? (r.cost ?? null) : null,
+    usageId: r.usage_id === null ? null : String(r.usage_id),
+    failureReason: r.failure_reason,
+    createdAt: r.created_at.toISOString(),
+    updatedAt: r.updated_at.toISOString(),
+  });
+}
+
+export const getVenueRelay = operation({
+  name: "relays.venue.get",
+  ownTransactions: true,
+  run: (context, { relayId }: { relayId: string }) => readRelay(context, relayId, null),
+});
+
+export const getCollectionRelay = operation({
+  name: "relays.collection.get",
+  ownTransactions: true,
+  run: (context, { collectionId, relayId }: { collectionId: string; relayId: string }) => readRelay(context, relayId, collectionId),
+});
