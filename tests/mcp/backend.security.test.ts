@@ -4,7 +4,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ApiKeyScope } from "../../supabase/functions/_shared/db/database.ts";
 import { hashApiKey } from "../../supabase/functions/_shared/auth/api-keys.ts";
-import { callRoute } from "../../supabase/functions/_shared/mcp/call-route.ts";
+import { retryCheckoutWebhook } from "../../supabase/functions/_shared/checkout/operations.ts";
+import { getMe } from "../../supabase/functions/_shared/identity/operations.ts";
+import { contextFor, runOperation } from "../../supabase/functions/_shared/operations/operation.ts";
 import { redactArguments } from "../../supabase/functions/_shared/mcp/audit.ts";
 import { createTestContext, expectErrorBody, startOfRateLimitWindow, type TestContext, type UserWithKey } from "../setup/test-context.ts";
 import { connectClient, inProcessFetch, INITIALIZE, LIST_TOOLS, rpcInit } from "./mcp-fixtures.ts";
@@ -104,13 +106,15 @@ describe("the in-process principal", () => {
     await expectErrorBody(await t.app.request("/api/v3/me", { headers: { principal: JSON.stringify(principal) } }), 401, "missing_api_key");
   });
 
-  it("is honoured when code hands it over with callRoute, with its permissions checked per call", async () => {
+  it("is honoured when code runs an operation as it, with each operation's permission checked per call", async () => {
     const principal = { kind: "api_key" as const, scope: new ApiKeyScope(hashApiKey(user.key)) };
-    const me = await callRoute(t.app, { principal }, { method: "GET", path: "/api/v3/me" });
-    expect(me).toMatchObject({ status: 200, body: { id: user.id } });
-    const refused = await callRoute(t.app, { principal }, { method: "POST", path: "/api/v3/checkout/sessions/65f1c0a2b3d4e5f601234567/webhook/retry" });
-    expect(refused).toMatchObject({ status: 403, body: { code: "missing_permission" } });
-    // The handed-over scope is not changed by the routes it was used for.
+    const context = contextFor({ db: t.db, config: t.config }, principal, "in-process");
+    const me = await runOperation(getMe, context, {});
+    expect(me.status).toBe(200);
+    expect(me.body).toMatchObject({ id: user.id });
+    await expect(runOperation(retryCheckoutWebhook, context, { checkoutId: "65f1c0a2b3d4e5f601234567" }))
+      .rejects.toMatchObject({ status: 403, code: "missing_permission" });
+    // The handed-over scope is not changed by the operations it was used for.
     expect(principal.scope.requiredPermissions).toEqual([]);
   });
 });

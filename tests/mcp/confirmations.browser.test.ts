@@ -16,7 +16,7 @@ import { CHROMIUM_ARGS, CHROMIUM_PATH } from "../../scripts/lib/chromium.ts";
 import { REPO_ROOT } from "../../scripts/lib/local-postgres.ts";
 import { linkAddress } from "../../scripts/lib/admin-operations.ts";
 import { MCP_SCOPES, sha256 } from "../../supabase/functions/_shared/auth/mcp-oauth.ts";
-import { bindingOf } from "../../supabase/functions/api/confirmations/actions.ts";
+import { bindingOf } from "../../supabase/functions/_shared/confirmations/actions.ts";
 import { startChain } from "../chain/chain-fixtures.ts";
 import { createTestContext, type TestContext } from "../setup/test-context.ts";
 import { authorizeInBrowser, Browser, type MailCatcher, type OAuthTestContext, pkce, serveOverHttp, startMailCatcher, tokenRequest } from "./oauth-fixtures.ts";

@@ -1,4 +1,3 @@
-import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
 import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify, type JWTVerifyGetKey } from "jose";
 import postgres from "postgres";
@@ -6,26 +5,7 @@ import type { Config } from "../config.ts";
 import { ApiKeyScope, type Database } from "../db/database.ts";
 import { ApiError } from "../http/errors.ts";
 import type { AppEnv } from "../http/context.ts";
-import type { Principal } from "./principal.ts";
 import { hashApiKey, looksLikeApiKey } from "./api-keys.ts";
-
-/**
- * A principal handed over by an in-process call (`app.request(path, init, inProcessEnv(principal))`,
- * see _shared/mcp/call-route.ts): the MCP endpoints call the REST routes as their already
- * authenticated caller. It sits in Hono's `env` under a symbol of this module: a request from the
- * network has no such env (Deno.serve passes its connection info, the tests nothing), and nothing in
- * a request's headers, URL or body can become a symbol-keyed property, so it cannot be injected.
- */
-const IN_PROCESS_PRINCIPAL = Symbol("in-process principal");
-
-export function inProcessEnv(principal: Principal): Record<symbol, Principal> {
-  return { [IN_PROCESS_PRINCIPAL]: principal };
-}
-
-function inProcessPrincipal(c: Context<AppEnv>): Principal | undefined {
-  const env = c.env as Record<symbol, Principal | undefined> | undefined;
-  return env !== null && typeof env === "object" ? env[IN_PROCESS_PRINCIPAL] : undefined;
-}
 
 const invalidKey = () => new ApiError(401, "invalid_api_key", "The API key is unknown or has been revoked.");
 
@@ -38,28 +18,15 @@ const invalidKey = () => new ApiError(401, "invalid_api_key", "The API key is un
  * checked at the end; handlers that act outside the database first call `db.verify(scope)` (venues).
  */
 export const requireApiKey = createMiddleware<AppEnv>(async (c, next) => {
-  const given = inProcessPrincipal(c);
-  if (given && given.kind !== "api_key") {
-    // Authenticated by the in-process caller (the public MCP endpoint's OAuth token).
-    c.set("principal", given);
-    await next();
-    return;
-  }
-  let scope: ApiKeyScope;
-  if (given?.kind === "api_key") {
-    // A scope of its own: requirePermission adds to a scope's required permissions.
-    scope = new ApiKeyScope(given.scope.keyHash);
-  } else {
-    const key = c.req.header("x-api-key");
-    if (!key) {
-      if (/^bearer\s/i.test(c.req.header("authorization") ?? "")) {
-        throw new ApiError(401, "wrong_auth_scheme", "This API authenticates with the x-api-key header; Authorization: Bearer is not accepted.");
-      }
-      throw new ApiError(401, "missing_api_key", "Send your API key in the x-api-key header.");
+  const key = c.req.header("x-api-key");
+  if (!key) {
+    if (/^bearer\s/i.test(c.req.header("authorization") ?? "")) {
+      throw new ApiError(401, "wrong_auth_scheme", "This API authenticates with the x-api-key header; Authorization: Bearer is not accepted.");
     }
-    if (!looksLikeApiKey(key)) throw invalidKey();
-    scope = new ApiKeyScope(hashApiKey(key));
+    throw new ApiError(401, "missing_api_key", "Send your API key in the x-api-key header.");
   }
+  if (!looksLikeApiKey(key)) throw invalidKey();
+  const scope = new ApiKeyScope(hashApiKey(key));
   c.set("principal", { kind: "api_key", scope });
   const db = c.get("db");
   scope.ownerId = db.acceptedKeys.ownerOf(scope.keyHash);
@@ -134,7 +101,6 @@ export const requireSession = createMiddleware<AppEnv>(async (c, next) => {
  * rather than guessed at.
  */
 export const requireApiKeyOrSession = createMiddleware<AppEnv>(async (c, next) => {
-  if (inProcessPrincipal(c)) return requireApiKey(c, next);
   const hasKey = c.req.header("x-api-key") !== undefined;
   const hasBearer = /^bearer\s/i.test(c.req.header("authorization") ?? "");
   if (hasKey && hasBearer) throw new ApiError(400, "ambiguous_credentials", "Send either x-api-key or Authorization: Bearer, not both.");

@@ -7,7 +7,7 @@
 import type { Principal } from "../auth/principal.ts";
 import { scopeOf } from "../auth/principal.ts";
 import type { Config } from "../config.ts";
-import { type Database, type DbScope, type Scoped, scoped } from "../db/database.ts";
+import { ApiKeyScope, type Database, type DbScope, type Scoped, scoped } from "../db/database.ts";
 import { ApiError } from "../http/errors.ts";
 
 /** JSON text built by the database (for example community.event_json): sent as is, never parsed to be serialised again. */
@@ -78,9 +78,10 @@ export function scopesAllow(operation: Pick<Operation, "scopes" | "anyScope">, g
 }
 
 /**
- * Refuses a caller the operation does not admit. An API key's permission is also required inside
- * every transaction of the call (core.enter_api_key_scope), and checked here first unless the
- * database accepted the key with it lately.
+ * Refuses a caller the operation does not admit. An API key's permission is checked by the database
+ * (core.enter_api_key_scope with it required), unless the database accepted the key with it lately:
+ * a key's permissions never change. The caller's scope is left as it is, so one operation's
+ * permission never becomes a requirement of the next call made with the same principal.
  */
 export async function authorize(operation: Operation<never, unknown>, context: OperationContext): Promise<void> {
   const { principal } = context;
@@ -88,9 +89,8 @@ export async function authorize(operation: Operation<never, unknown>, context: O
     if (principal.kind !== "api_key") {
       throw new ApiError(403, "missing_permission", `This operation needs an API key with ${operation.permission}.`);
     }
-    const required = principal.scope.requiredPermissions;
-    if (!required.includes(operation.permission)) required.push(operation.permission);
-    if (!context.database.acceptedKeys.grants(principal.scope.keyHash, operation.permission)) await context.database.verify(principal.scope);
+    const { keyHash } = principal.scope;
+    if (!context.database.acceptedKeys.grants(keyHash, operation.permission)) await context.database.verify(new ApiKeyScope(keyHash, [operation.permission]));
   }
   if (principal.kind === "oauth" && !scopesAllow(operation, principal.scopes)) {
     const requiredScopes = operation.scopes ?? [];

@@ -2,7 +2,7 @@
 // (_shared/checkout/operations.ts, payments.ts) as the caller; a client-secret route's caller is anonymous.
 import * as checkout from "../../_shared/checkout/operations.ts";
 import * as payments from "../../_shared/checkout/payments.ts";
-import { endpoint, routerOf } from "../../_shared/http/endpoint.ts";
+import { endpoint } from "../../_shared/http/endpoint.ts";
 import * as paymentRoutes from "./payments.routes.ts";
 import * as routes from "./routes.ts";
 
@@ -21,13 +21,3 @@ export const checkoutEndpoints = [
   endpoint(paymentRoutes.confirmPayment, payments.confirmPayment, ({ param, header, json }) =>
     ({ checkoutId: param.checkoutId, clientSecret: clientSecret(header), txHash: json.txHash })),
 ];
-
-export const checkoutRouter = routerOf(checkoutEndpoints);
-
-// The scheme of the hosted page's operations, beside the API key's (registered with the docs).
-checkoutRouter.openAPIRegistry.registerComponent("securitySchemes", "CheckoutClientSecret", {
-  type: "apiKey",
-  in: "header",
-  name: "X-Checkout-Client-Secret",
-  description: "The checkout's client secret (from the create response or the checkout URL's fragment).",
-});

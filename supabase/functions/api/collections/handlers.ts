@@ -1,6 +1,6 @@
 // REST for NFT collections: each route runs its operation (_shared/collections/operations.ts) as the caller.
 import * as collections from "../../_shared/collections/operations.ts";
-import { endpoint, routerOf } from "../../_shared/http/endpoint.ts";
+import { endpoint } from "../../_shared/http/endpoint.ts";
 import * as routes from "./routes.ts";
 
 export const collectionsEndpoints = [
@@ -9,4 +9,3 @@ export const collectionsEndpoints = [
   endpoint(routes.getCollection, collections.getCollection, ({ param }) => param),
 ];
 
-export const collectionsRouter = routerOf(collectionsEndpoints);

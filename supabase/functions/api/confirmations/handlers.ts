@@ -1,36 +1,32 @@
-// Confirmation links (issue 10, item 4). A public-MCP tool that would link a wallet or change
-// sponsorship settings creates a link instead; the person opens it, signed in with the sign-in
-// pages' session, sees exactly what will happen and approves it with their wallet, or refuses.
-//
-// Two groups of routes, none in the OpenAPI document:
-// - for the public MCP tools, called in-process as the OAuth principal (callRoute): create a link
-//   (POST /mcp/confirmations) and poll it (GET /mcp/confirmations/{id}). Any other caller is
-//   answered 404, as if they did not exist;
-// - for the link's page: GET /confirm/{id} (the page; the token is in the URL's fragment, which a
-//   browser never sends, so it stays out of logs and Referer headers), and the page's POSTs
-//   view, prepare, approve and refuse, each with the token in X-Confirmation-Token and the
-//   session cookie. The approved action runs through its REST route as the person (their OAuth
-//   grant's client, limited to the scope of the action), so REST's validation, SQL and RLS decide.
-//   Each decision (an approval that claimed the link, a refusal) is audited in mcp.tool_calls
-//   (auditDecision) before the page gets its answer.
+// The confirmation link's page: GET /confirm/{id} (the token is in the URL's fragment, which a
+// browser never sends, so it stays out of logs and Referer headers), and the page's POSTs view,
+// prepare, approve and refuse, each with the token in X-Confirmation-Token and the sign-in pages'
+// session cookie. Not in the OpenAPI document. The approved action runs through its domain's
+// operation as the person (their grant's client, limited to the action's one scope), so the same
+// validation, SQL and RLS decide as for REST. Each decision (an approval that claimed the link, a
+// refusal) is audited in mcp.tool_calls (auditDecision) before the page gets its answer. The links
+// themselves are made and polled by the public MCP tools (_shared/confirmations/operations.ts).
 import type { Context } from "hono";
 import { getAddress, verifyMessage } from "viem";
-import { browserSession, fromForeignOrigin, personScope, randomToken, sha256 } from "../../_shared/auth/mcp-oauth.ts";
-import { requireApiKey } from "../../_shared/auth/middleware.ts";
-import { type Principal, scopeOf } from "../../_shared/auth/principal.ts";
+import { browserSession, fromForeignOrigin, personScope, sha256 } from "../../_shared/auth/mcp-oauth.ts";
+import type { Principal } from "../../_shared/auth/principal.ts";
 import type { Config } from "../../_shared/config.ts";
 import { matchesSecret } from "../../_shared/crypto/constant-time.ts";
 import { createRouter } from "../../_shared/http/app.ts";
 import type { AppEnv } from "../../_shared/http/context.ts";
 import { ApiError } from "../../_shared/http/errors.ts";
 import { auditDecision, type DecisionRecord } from "../../_shared/mcp/audit.ts";
-import { callRoute, type InProcessApp, type RouteAnswer } from "../../_shared/mcp/call-route.ts";
-import { checkSiweMessage } from "../../_shared/identity/siwe.ts";
-import { sponsorshipVaultOf } from "../../_shared/sponsorship/operations.ts";
+import { validationError } from "../../_shared/http/validation.ts";
 import {
-  actionHash, bindingOf, CONFIRMATION_SECONDS, type ConfirmationKind, displayRows, hex, isKind, KINDS, settingsMessage,
-  walletLinkMessage, walletLinkStatement,
-} from "./actions.ts";
+  actionHash, bindingOf, type ConfirmationKind, displayRows, hex, isKind, KINDS, settingsMessage, walletLinkMessage, walletLinkStatement,
+} from "../../_shared/confirmations/actions.ts";
+import { notFound, sponsorState, statusBody, type StatusRow } from "../../_shared/confirmations/operations.ts";
+import { createSiweNonce, linkCryptoAddress } from "../../_shared/identity/operations.ts";
+import { checkSiweMessage } from "../../_shared/identity/siwe.ts";
+import { LinkCryptoAddressSchema } from "../../_shared/identity/schemas.ts";
+import { type Answer, contextFor, JsonText, type Operation, type OperationContext, runOperation } from "../../_shared/operations/operation.ts";
+import { recordDeposit as recordDepositOperation, saveSettings, sponsorshipVaultOf } from "../../_shared/sponsorship/operations.ts";
+import { RecordDepositSchema, SaveSettingsSchema } from "../../_shared/sponsorship/schemas.ts";
 import { confirmationPage, PAGE_HEADERS } from "./page.ts";
 
 type C = Context<AppEnv>;
@@ -38,103 +34,6 @@ type C = Context<AppEnv>;
 const ID = /^[0-9a-f]{24}$/;
 const TOKEN = /^mcf_[A-Za-z0-9_-]{43}$/;
 const TOKEN_HEADER = "x-confirmation-token";
-
-const notFound = () => new ApiError(404, "not_found", "No such confirmation link.");
-
-// ------------------------------------------------------------------------------------------------
-// For the public MCP tools (in-process, as the OAuth principal)
-// ------------------------------------------------------------------------------------------------
-
-interface StatusRow {
-  id: string;
-  kind: string;
-  action: Record<string, unknown>;
-  action_hash: Uint8Array;
-  status: string;
-  outcome: unknown;
-  expires_at: Date;
-  created_at: Date;
-  decided_at: Date | null;
-}
-
-function statusBody(row: StatusRow) {
-  return {
-    confirmationId: row.id,
-    kind: row.kind,
-    status: row.status,
-    action: row.action,
-    actionHash: hex(row.action_hash),
-    outcome: row.outcome ?? null,
-    expiresAt: row.expires_at.toISOString(),
-    createdAt: row.created_at.toISOString(),
-    decidedAt: row.decided_at?.toISOString() ?? null,
-  };
-}
-
-/** Only the public MCP endpoint's in-process calls carry an OAuth principal; everyone else sees no route. */
-function oauthPrincipal(c: C): Extract<Principal, { kind: "oauth" }> {
-  const principal = c.get("principal");
-  if (principal.kind !== "oauth") throw new ApiError(404, "not_found", `No route for ${c.req.method} ${c.req.path}.`);
-  return principal;
-}
-
-async function createConfirmation(c: C, app: InProcessApp): Promise<Response> {
-  const principal = oauthPrincipal(c);
-  const config = c.get("config");
-  let body: { kind?: unknown; action?: unknown };
-  try {
-    body = await c.req.json();
-  } catch {
-    throw new ApiError(400, "invalid_json", "The body must be JSON.");
-  }
-  const kind = typeof body?.kind === "string" && isKind(body.kind) ? body.kind : undefined;
-  if (!kind) throw new ApiError(400, "validation_failed", `kind must be one of ${Object.keys(KINDS).join(", ")}.`);
-  const { scope, schema } = KINDS[kind];
-  if (!principal.scopes.includes(scope)) throw new ApiError(403, "insufficient_scope", `This action needs the scope ${scope}.`, { requiredScopes: [scope] });
-  const parsed = (schema as typeof KINDS[ConfirmationKind]["schema"]).safeParse(body.action);
-  if (!parsed.success) {
-    const issues = parsed.error.issues.slice(0, 20).map((i) => ({ path: i.path.join("."), message: i.message }));
-    throw new ApiError(400, "validation_failed", `The action is invalid: ${issues.slice(0, 3).map((i) => `${i.path}: ${i.message}`).join("; ")}`, { issues, issueCount: parsed.error.issues.length });
-  }
-  const action = JSON.parse(JSON.stringify(parsed.data)) as Record<string, unknown>;
-  if (kind === "sponsored_deposit") {
-    // Where the money goes is part of the action (and of its hash): the chain's vault now.
-    action.vaultAddress = vaultOf(config, Number(action.chainId));
-  }
-  if (kind !== "wallet_link") {
-    // Owner only: the REST read answers 404 sponsor_not_found for a wallet that is not the person's.
-    const current = await sponsorState(c, app, { ...principal, scopes: ["sponsorship:read"] }, kind, action);
-    if (current.status !== 200) return c.json(current.body as object, current.status as 404);
-  }
-  const token = randomToken("mcf_");
-  const tokenHash = sha256(token);
-  const hash = actionHash(kind, action);
-  const expiresAt = new Date(Date.now() + CONFIRMATION_SECONDS * 1000);
-  const binding = bindingOf(config, { userId: principal.userId, clientId: principal.clientId, grantId: principal.grantId, kind, actionHash: hash, tokenHash, expiresAt });
-  const [row] = await c.get("db").statement(scopeOf(principal), (tx) => tx<{ id: string; created_at: Date; expires_at: Date }[]>`
-    select * from mcp_confirmations.create_confirmation(${principal.clientId}, ${principal.grantId}, ${kind}, ${tx.json(action as never)}::jsonb,
-      ${hash}, ${binding}, ${tokenHash}, ${expiresAt})`);
-  const url = `${config.PUBLIC_API_ROOT}/confirm/${row!.id}#token=${token}`;
-  return c.json({
-    ...statusBody({ id: row!.id, kind, action, action_hash: hash, status: "pending", outcome: null, expires_at: row!.expires_at, created_at: row!.created_at, decided_at: null }),
-    url,
-    instructions: `Give the person this link. They open it in a browser, see "${KINDS[kind].title}" with every detail, and approve it with ` +
-      `their wallet or refuse. Nothing happens until then; poll get_confirmation_status. The link works once and expires at ${row!.expires_at.toISOString()}.`,
-  }, 201, { "Cache-Control": "no-store" });
-}
-
-async function confirmationStatus(c: C): Promise<Response> {
-  const principal = oauthPrincipal(c);
-  const id = c.req.param("id") ?? "";
-  if (!ID.test(id)) throw notFound();
-  const [row] = await c.get("db").statement(scopeOf(principal), (tx) => tx<StatusRow[]>`select * from mcp_confirmations.confirmation_status(${id})`);
-  if (!row) throw notFound();
-  return c.json(statusBody(row), 200, { "Cache-Control": "no-store" });
-}
-
-// ------------------------------------------------------------------------------------------------
-// For the link's page (the signed-in person, holding the token)
-// ------------------------------------------------------------------------------------------------
 
 interface OpenRow extends StatusRow {
   mine: boolean;
@@ -190,17 +89,36 @@ function requirePending(row: OpenRow): void {
   }
 }
 
-/** The person, through their grant's client, limited to one scope: REST decides the rest. */
-function personPrincipal(row: { user_id: string; client_id: string; grant_id: string }, scope: string): Principal {
+/** The person, through their grant's client, limited to one scope: the operation decides the rest. */
+function personPrincipal(row: { user_id: string; client_id: string; grant_id: string }, scope: string): Extract<Principal, { kind: "oauth" }> {
   return { kind: "oauth", userId: row.user_id, clientId: row.client_id, grantId: row.grant_id, scopes: [scope] };
 }
 
-/** The sponsor wallet of `action` through REST as `principal`: its balance for a deposit, else its settings. */
-function sponsorState(c: C, app: InProcessApp, principal: Principal, kind: string, action: Record<string, unknown>): Promise<RouteAnswer> {
-  return callRoute(app, { principal }, {
-    method: "GET", path: `/api/v3/sponsorship/${kind === "sponsored_deposit" ? "balance" : "settings"}`,
-    query: { walletAddress: String(action.walletAddress), chainId: Number(action.chainId) },
-  }, { requestId: c.get("requestId") });
+/** An operation's context as the person of `row`, limited to `scope`. */
+const personContext = (c: C, row: OpenRow, scope: string): OperationContext =>
+  contextFor({ db: c.get("db"), config: c.get("config") }, personPrincipal(row, scope), c.get("requestId"));
+
+/** What an approval ends with: the operation's status and answer, or its error's code and message. */
+interface ApprovalAnswer {
+  status: number;
+  body: unknown;
+}
+
+async function approvalAnswer(run: Promise<Answer>): Promise<ApprovalAnswer> {
+  try {
+    const answer = await run;
+    return { status: answer.status, body: answer.body instanceof JsonText ? JSON.parse(answer.body.text) : (answer.body ?? null) };
+  } catch (error) {
+    if (!(error instanceof ApiError)) throw error;
+    return { status: error.status, body: { code: error.code, message: error.message, details: error.details } };
+  }
+}
+
+/** Runs `operation` as the person with `input` validated by `schema`, exactly as its REST route validates it. */
+function runAs<I>(c: C, row: OpenRow, scope: string, operation: Operation<I>, schema: { safeParse(value: unknown): { success: true; data: I } | { success: false; error: { issues: readonly { message: string }[] } } }, value: unknown): Promise<ApprovalAnswer> {
+  const parsed = schema.safeParse(value);
+  if (!parsed.success) return approvalAnswer(Promise.reject(validationError(parsed.error.issues)));
+  return approvalAnswer(runOperation(operation, personContext(c, row, scope), parsed.data));
 }
 
 /** The chain's sponsorship vault, checksummed, or 400 sponsorship_vault_not_configured: REST's deposits/record rule. */
@@ -209,14 +127,14 @@ function vaultOf(config: Config, chainId: number): string {
 }
 
 /** What the page shows beside the action: the sponsor's settings, or its balance for a deposit. */
-async function currentState(c: C, app: InProcessApp, row: OpenRow): Promise<Record<string, unknown> | undefined> {
-  const answer = await sponsorState(c, app, personPrincipal(row, "sponsorship:read"), row.kind, row.action);
+async function currentState(c: C, row: OpenRow, kind: ConfirmationKind): Promise<Record<string, unknown> | undefined> {
+  const answer = await approvalAnswer(sponsorState(personContext(c, row, "sponsorship:read"), personPrincipal(row, "sponsorship:read"), kind, row.action));
   return answer.status === 200 ? answer.body as Record<string, unknown> : undefined;
 }
 
-async function view(c: C, app: InProcessApp): Promise<Response> {
+async function view(c: C): Promise<Response> {
   const { row, kind, person } = await openLink(c);
-  const current = kind !== "wallet_link" && row.status === "pending" ? await currentState(c, app, row) : undefined;
+  const current = kind !== "wallet_link" && row.status === "pending" ? await currentState(c, row, kind) : undefined;
   return c.json({
     ...statusBody(row),
     title: KINDS[kind].title,
@@ -243,7 +161,7 @@ function wantedSigner(kind: ConfirmationKind, action: Record<string, unknown>): 
 }
 
 /** The message the wallet signs to approve: for a wallet link with a fresh REST nonce, for settings the fixed text. */
-async function prepare(c: C, app: InProcessApp): Promise<Response> {
+async function prepare(c: C): Promise<Response> {
   const { row, kind } = await openLink(c);
   requirePending(row);
   const body = await jsonBody(c);
@@ -262,11 +180,9 @@ async function prepare(c: C, app: InProcessApp): Promise<Response> {
     const transaction = { from: address, to: vault, value: `0x${BigInt(String(row.action.amountWei)).toString(16)}`, chainId: `0x${Number(row.action.chainId).toString(16)}` };
     return c.json({ transaction }, 200, { "Cache-Control": "no-store" });
   }
-  const nonce = await callRoute(app, { principal: personPrincipal(row, "wallet:link") }, { method: "POST", path: "/api/v3/me/crypto-addresses/nonce" },
-    { requestId: c.get("requestId") });
-  if (nonce.status !== 201) return c.json(nonce.body as object, nonce.status as 429);
+  const { body: nonce } = await runOperation(createSiweNonce, personContext(c, row, "wallet:link"), {});
   const message = walletLinkMessage(c.get("config"), {
-    id: row.id, address, chainId: Number(row.action.chainId), nonce: (nonce.body as { nonce: string }).nonce, now: new Date(),
+    id: row.id, address, chainId: Number(row.action.chainId), nonce: (nonce as { nonce: string }).nonce, now: new Date(),
   });
   return c.json({ message }, 200, { "Cache-Control": "no-store" });
 }
@@ -297,7 +213,7 @@ async function checkSignedMessage(c: C, opened: Opened, message: string, signatu
   if (!valid) throw new ApiError(400, "signature_invalid", "The signature was not made by the expected wallet over this message.");
 }
 
-async function approve(c: C, app: InProcessApp): Promise<Response> {
+async function approve(c: C): Promise<Response> {
   const started = performance.now();
   const opened = await openLink(c);
   const { row, kind, tokenHash, person } = opened;
@@ -318,7 +234,7 @@ async function approve(c: C, app: InProcessApp): Promise<Response> {
     select * from mcp_confirmations.begin_approval(${row.id}, ${tokenHash})`);
   let answer: ApprovalAnswer;
   try {
-    answer = await runApproved(c, app, opened, claimed!, body);
+    answer = await runApproved(c, opened, claimed!, body);
   } catch (error) {
     // The claim is never left behind: an unexpected failure ends the link failed (its status says so).
     console.error(`[${c.get("requestId")}] confirmation ${row.id} failed:`, error instanceof Error ? error.message : error);
@@ -354,37 +270,28 @@ function decisionRecord(c: C, { row, tokenHash }: Opened, started: number, decis
   };
 }
 
-/** What an approval ends with: the REST route's answer, or a refusal of the page's own. */
-type ApprovalAnswer = Pick<RouteAnswer, "status" | "body">;
-
-/** Runs the claimed action through its REST route as the person (refused when the claimed row differs from the one shown). */
-async function runApproved(c: C, app: InProcessApp, { row, kind }: Opened, claimed: { kind: string; action: unknown },
+/** Runs the claimed action through its operation as the person (refused when the claimed row differs from the one shown). */
+async function runApproved(c: C, { row, kind }: Opened, claimed: { kind: string; action: unknown },
     body: Record<string, unknown>): Promise<ApprovalAnswer> {
   if (hex(actionHash(claimed.kind, claimed.action)) !== hex(row.action_hash)) {
     return { status: 409, body: { code: "confirmation_tampered", message: "The stored action changed while it was being approved." } };
   }
-  const requestId = c.get("requestId");
   if (kind === "wallet_link") {
-    return callRoute(app, { principal: personPrincipal(row, "wallet:link") }, {
-      method: "POST", path: "/api/v3/me/crypto-addresses", body: { message: body.message, signature: body.signature, connector: row.action.connector },
-    }, { requestId });
+    return runAs(c, row, "wallet:link", linkCryptoAddress, LinkCryptoAddressSchema,
+      { message: body.message, signature: body.signature, connector: row.action.connector });
   }
-  if (kind === "sponsored_deposit") return recordDeposit(c, app, row, body.txHash as string);
-  return callRoute(app, { principal: personPrincipal(row, "sponsorship:write") }, {
-    method: "POST", path: "/api/v3/sponsorship/settings", body: row.action,
-  }, { requestId });
+  if (kind === "sponsored_deposit") return recordDeposit(c, row, body.txHash as string);
+  return runAs(c, row, "sponsorship:write", saveSettings, SaveSettingsSchema, row.action);
 }
 
 /**
- * Records the deposit through REST (deposits/record verifies it on-chain: from the sponsor, to the
- * vault, succeeded, confirmed), waiting up to ~15 s for its confirmations. Only a new record of
- * exactly the action's amount approves: a transaction recorded before, or another amount, fails.
+ * Records the deposit as deposits/record does (verified on-chain: from the sponsor, to the vault,
+ * succeeded, confirmed), waiting up to ~15 s for its confirmations. Only a new record of exactly
+ * the action's amount approves: a transaction recorded before, or another amount, fails.
  */
-async function recordDeposit(c: C, app: InProcessApp, row: OpenRow, txHash: string): Promise<ApprovalAnswer> {
-  const call = () => callRoute(app, { principal: personPrincipal(row, "sponsorship:write") }, {
-    method: "POST", path: "/api/v3/sponsorship/deposits/record",
-    body: { walletAddress: row.action.walletAddress, chainId: row.action.chainId, txHash },
-  }, { requestId: c.get("requestId") });
+async function recordDeposit(c: C, row: OpenRow, txHash: string): Promise<ApprovalAnswer> {
+  const call = () => runAs(c, row, "sponsorship:write", recordDepositOperation, RecordDepositSchema,
+    { walletAddress: row.action.walletAddress, chainId: row.action.chainId, txHash });
   let answer = await call();
   for (let attempt = 0; answer.status === 202 && attempt < 30; attempt++) {
     await new Promise((resolve) => setTimeout(resolve, 500));
@@ -415,14 +322,9 @@ async function refuse(c: C): Promise<Response> {
   return c.json({ confirmationId: row.id, status: "refused" }, 200, { "Cache-Control": "no-store" });
 }
 
-export function confirmationsRouter(app: InProcessApp) {
-  const router = createRouter();
-  router.post("/mcp/confirmations", requireApiKey, (c) => createConfirmation(c, app));
-  router.get("/mcp/confirmations/:id", requireApiKey, confirmationStatus);
-  router.get("/confirm/:id", (c) => c.html(confirmationPage(), 200, PAGE_HEADERS));
-  router.post("/confirm/:id/view", (c) => view(c, app));
-  router.post("/confirm/:id/prepare", (c) => prepare(c, app));
-  router.post("/confirm/:id/approve", (c) => approve(c, app));
-  router.post("/confirm/:id/refuse", refuse);
-  return router;
-}
+export const confirmationsRouter = createRouter();
+confirmationsRouter.get("/confirm/:id", (c) => c.html(confirmationPage(), 200, PAGE_HEADERS));
+confirmationsRouter.post("/confirm/:id/view", view);
+confirmationsRouter.post("/confirm/:id/prepare", prepare);
+confirmationsRouter.post("/confirm/:id/approve", approve);
+confirmationsRouter.post("/confirm/:id/refuse", refuse);

@@ -6,6 +6,7 @@ import type { OpenAPIHono } from "@hono/zod-openapi";
 import { ApiError } from "../../_shared/http/errors.ts";
 import type { AppEnv } from "../../_shared/http/context.ts";
 import { renderLlmsTxt } from "./llms-txt.ts";
+import { VERIFIER_SECRET_HEADER } from "../sponsorship/verifier-secret.ts";
 
 const AUTHENTICATION = [
   "- REST v3 and /api/auth/get-session: header `x-api-key: <API_KEY>`. `Authorization: Bearer` is refused (401 `wrong_auth_scheme`).",
@@ -61,6 +62,24 @@ export function scalarScriptUrl(publicApiRoot: string, bundle: Uint8Array | null
 
 /** Adds the documentation routes; call after every documented route is registered. */
 export function registerDocs(app: OpenAPIHono<AppEnv>, publicApiRoot: string) {
+  app.openAPIRegistry.registerComponent("securitySchemes", "CheckoutClientSecret", {
+    type: "apiKey",
+    in: "header",
+    name: "X-Checkout-Client-Secret",
+    description: "The checkout's client secret (from the create response or the checkout URL's fragment).",
+  });
+  app.openAPIRegistry.registerComponent("securitySchemes", "SessionAuth", {
+    type: "http",
+    scheme: "bearer",
+    bearerFormat: "JWT",
+    description: "The check-in app's session token (Authorization: Bearer <SESSION_TOKEN>), as an alternative to x-api-key where SPEC 5.8 allows the session.",
+  });
+  app.openAPIRegistry.registerComponent("securitySchemes", "ProviderVerifierSecret", {
+    type: "apiKey",
+    in: "header",
+    name: VERIFIER_SECRET_HEADER,
+    description: "The shared secret configured at the sponsored-transaction provider (SPONSORSHIP_VERIFIER_SECRETS).",
+  });
   app.openAPIRegistry.registerComponent("securitySchemes", "ApiKeyAuth", {
     type: "apiKey",
     in: "header",

@@ -1,5 +1,5 @@
 // REST for events: each route runs its operation (_shared/events/operations.ts) as the caller.
-import { endpoint, routerOf } from "../../_shared/http/endpoint.ts";
+import { endpoint } from "../../_shared/http/endpoint.ts";
 import * as events from "../../_shared/events/operations.ts";
 import * as routes from "./routes.ts";
 
@@ -11,4 +11,3 @@ export const eventsEndpoints = [
   endpoint(routes.deleteEvent, events.deleteEvent, ({ param }) => param),
 ];
 
-export const eventsRouter = routerOf(eventsEndpoints);

@@ -1,5 +1,5 @@
 // REST for liveness and readiness: each route runs its operation (_shared/health/operations.ts), anonymously.
-import { endpoint, routerOf } from "../../_shared/http/endpoint.ts";
+import { endpoint } from "../../_shared/http/endpoint.ts";
 import * as health from "../../_shared/health/operations.ts";
 import * as routes from "./routes.ts";
 
@@ -8,4 +8,3 @@ export const healthEndpoints = [
   endpoint(routes.ready, health.readiness, () => ({})),
 ];
 
-export const healthRouter = routerOf(healthEndpoints);

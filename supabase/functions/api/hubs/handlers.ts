@@ -1,5 +1,5 @@
 // REST for hubs: each route runs its operation (_shared/hubs/operations.ts) as the caller.
-import { endpoint, routerOf } from "../../_shared/http/endpoint.ts";
+import { endpoint } from "../../_shared/http/endpoint.ts";
 import * as hubs from "../../_shared/hubs/operations.ts";
 import * as routes from "./routes.ts";
 
@@ -13,4 +13,3 @@ export const hubsEndpoints = [
   endpoint(routes.leaveHub, hubs.leaveHub, ({ param }) => param),
 ];
 
-export const hubsRouter = routerOf(hubsEndpoints);

@@ -1,5 +1,5 @@
 // REST for identity: each route runs its operation (_shared/identity/operations.ts) as the caller.
-import { endpoint, routerOf } from "../../_shared/http/endpoint.ts";
+import { endpoint } from "../../_shared/http/endpoint.ts";
 import * as identity from "../../_shared/identity/operations.ts";
 import * as routes from "./routes.ts";
 
@@ -12,4 +12,3 @@ export const identityEndpoints = [
   endpoint(routes.unlinkCryptoAddress, identity.unlinkCryptoAddress, ({ param, query }) => ({ address: param.address, chainId: query.chainId })),
 ];
 
-export const identityRouter = routerOf(identityEndpoints);

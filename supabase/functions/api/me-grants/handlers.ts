@@ -1,6 +1,6 @@
 // REST for the caller's MCP grants: each route runs its operation (_shared/grants/operations.ts) as the caller.
 import * as grants from "../../_shared/grants/operations.ts";
-import { endpoint, routerOf } from "../../_shared/http/endpoint.ts";
+import { endpoint } from "../../_shared/http/endpoint.ts";
 import * as routes from "./routes.ts";
 
 export const meGrantsEndpoints = [
@@ -8,4 +8,3 @@ export const meGrantsEndpoints = [
   endpoint(routes.revokeMcpGrant, grants.revokeGrant, ({ param }) => param),
 ];
 
-export const meGrantsRouter = routerOf(meGrantsEndpoints);

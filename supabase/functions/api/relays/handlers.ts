@@ -1,5 +1,5 @@
 // REST for gasless relays: each route runs its operation (_shared/relays/operations.ts) as the caller.
-import { endpoint, routerOf } from "../../_shared/http/endpoint.ts";
+import { endpoint } from "../../_shared/http/endpoint.ts";
 import * as relays from "../../_shared/relays/operations.ts";
 import * as routes from "./routes.ts";
 
@@ -10,4 +10,3 @@ export const relaysEndpoints = [
   endpoint(routes.getCollectionGasless, relays.getCollectionRelay, ({ param }) => param),
 ];
 
-export const relaysRouter = routerOf(relaysEndpoints);

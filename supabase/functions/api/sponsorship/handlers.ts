@@ -1,9 +1,8 @@
 // REST for the sponsored-gas ledger: each route runs its operation (_shared/sponsorship/operations.ts)
 // as the caller.
-import { endpoint, routerOf } from "../../_shared/http/endpoint.ts";
+import { endpoint } from "../../_shared/http/endpoint.ts";
 import * as sponsorship from "../../_shared/sponsorship/operations.ts";
 import * as routes from "./routes.ts";
-import { VERIFIER_SECRET_HEADER } from "./verifier-secret.ts";
 
 export const sponsorshipEndpoints = [
   endpoint(routes.getBalance, sponsorship.getBalance, ({ query }) => query),
@@ -18,18 +17,3 @@ export const sponsorshipEndpoints = [
   endpoint(routes.recordDeposit, sponsorship.recordDeposit, ({ json }) => json),
   endpoint(routes.recordUsage, sponsorship.recordUsage, ({ json }) => json),
 ];
-
-export const sponsorshipRouter = routerOf(sponsorshipEndpoints);
-
-sponsorshipRouter.openAPIRegistry.registerComponent("securitySchemes", "SessionAuth", {
-  type: "http",
-  scheme: "bearer",
-  bearerFormat: "JWT",
-  description: "The check-in app's session token (Authorization: Bearer <SESSION_TOKEN>), as an alternative to x-api-key where SPEC 5.8 allows the session.",
-});
-sponsorshipRouter.openAPIRegistry.registerComponent("securitySchemes", "ProviderVerifierSecret", {
-  type: "apiKey",
-  in: "header",
-  name: VERIFIER_SECRET_HEADER,
-  description: "The shared secret configured at the sponsored-transaction provider (SPONSORSHIP_VERIFIER_SECRETS).",
-});

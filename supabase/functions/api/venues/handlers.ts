@@ -1,5 +1,5 @@
 // REST for venue search: both spellings of the path run searchVenues (_shared/venues/operations.ts) as the caller.
-import { endpoint, routerOf } from "../../_shared/http/endpoint.ts";
+import { endpoint } from "../../_shared/http/endpoint.ts";
 import * as venues from "../../_shared/venues/operations.ts";
 import * as routes from "./routes.ts";
 
@@ -8,4 +8,3 @@ export const venuesEndpoints = [
   endpoint(routes.autocompleteAlias, venues.searchVenues, ({ query }) => query),
 ];
 
-export const venuesRouter = routerOf(venuesEndpoints);

@@ -9,8 +9,6 @@ import { McpCall } from "../../../_shared/mcp/call.ts";
 import { buildToolServer, runsInCallTransaction } from "../../../_shared/mcp/tools.ts";
 import { mcpRequestChecks, readMcpRequest, serveMcpRequest } from "../../../_shared/mcp/transport.ts";
 import { contextFor } from "../../../_shared/operations/operation.ts";
-import type { InProcessApp } from "../../../_shared/mcp/call-route.ts";
-import { useLegacyApp } from "../legacy-route.ts";
 import { backendTools } from "./tools.ts";
 
 export const BACKEND_MCP_PATHS = ["/mcp/backend", "/api/mcp/backend"] as const;
@@ -31,30 +29,26 @@ const SERVER_INFO = {
  * (core.mcp_take_rate_limit), the operation and the record of the call. Any other request takes the
  * rate limit in a statement of its own first.
  */
-export function mcpBackendRouter(app: InProcessApp) {
-  useLegacyApp(app);
-  const router = createRouter();
-  for (const path of BACKEND_MCP_PATHS) {
-    router.post(path, mcpRequestChecks([]), requireApiKey, async (c) => {
-      const principal = c.get("principal");
-      if (principal.kind !== "api_key") throw new Error("requireApiKey let another principal through");
-      const { scope } = principal;
-      const db = c.get("db");
-      const config = c.get("config");
-      const limit = config.MCP_RATE_LIMIT_PER_MINUTE;
-      const mcp = await readMcpRequest(c.req.raw);
-      if (mcp instanceof Response) return mcp;
-      let call: McpCall | undefined;
-      if (mcp.calledTool !== undefined && runsInCallTransaction(backendTools[mcp.calledTool as keyof typeof backendTools], mcp.calledArguments)) {
-        call = new McpCall(await db.open(scope, (tx) => tx`
-          select core.mcp_take_rate_limit(${scope.keyHash}, ${scope.requiredPermissions}::text[], 'backend', ${limit}::integer) as owner_id`));
-      } else {
-        await takeRateLimit(db, scope, "backend", limit);
-      }
-      const session = { endpoint: "backend" as const, context: contextFor({ db, config }, principal, c.get("requestId")), scope, call };
-      const response = await serveMcpRequest(mcp, () => buildToolServer(SERVER_INFO, backendTools, session, mcp.calledTool), c.get("requestId"));
-      return call ? call.settle(response) : response;
-    });
-  }
-  return router;
+export const mcpBackendRouter = createRouter();
+for (const path of BACKEND_MCP_PATHS) {
+  mcpBackendRouter.post(path, mcpRequestChecks([]), requireApiKey, async (c) => {
+    const principal = c.get("principal");
+    if (principal.kind !== "api_key") throw new Error("requireApiKey let another principal through");
+    const { scope } = principal;
+    const db = c.get("db");
+    const config = c.get("config");
+    const limit = config.MCP_RATE_LIMIT_PER_MINUTE;
+    const mcp = await readMcpRequest(c.req.raw);
+    if (mcp instanceof Response) return mcp;
+    let call: McpCall | undefined;
+    if (mcp.calledTool !== undefined && runsInCallTransaction(backendTools[mcp.calledTool as keyof typeof backendTools], mcp.calledArguments)) {
+      call = new McpCall(await db.open(scope, (tx) => tx`
+        select core.mcp_take_rate_limit(${scope.keyHash}, ${scope.requiredPermissions}::text[], 'backend', ${limit}::integer) as owner_id`));
+    } else {
+      await takeRateLimit(db, scope, "backend", limit);
+    }
+    const session = { endpoint: "backend" as const, context: contextFor({ db, config }, principal, c.get("requestId")), scope, call };
+    const response = await serveMcpRequest(mcp, () => buildToolServer(SERVER_INFO, backendTools, session, mcp.calledTool), c.get("requestId"));
+    return call ? call.settle(response) : response;
+  });
 }

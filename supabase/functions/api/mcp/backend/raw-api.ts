@@ -82,8 +82,10 @@ function endpointOf(operationId: string): AnyEndpoint {
 }
 
 /** The operation call_api will run, when the id names one (the endpoint decides on its call transaction with it). */
-export const calledOperation = (input: Partial<CallApiInput>): Operation<never> | undefined =>
-  typeof input?.operationId === "string" ? apiKeyEndpoints.get(input.operationId)?.operation : undefined;
+export function calledOperation(args: unknown): Operation<never> | undefined {
+  const operationId = (args as Partial<CallApiInput> | null)?.operationId;
+  return typeof operationId === "string" ? apiKeyEndpoints.get(operationId)?.operation : undefined;
+}
 
 export const callApi = operation({
   name: "api.call",

@@ -7,7 +7,11 @@ import { define, type ToolAnnotations } from "../../../_shared/mcp/tools.ts";
 import { encodeContractCall } from "../../../_shared/chain/encode-call.ts";
 import * as events from "../../../_shared/events/operations.ts";
 import { EventListQuery } from "../../../_shared/events/schemas.ts";
-import { legacy } from "./legacy-operations.ts";
+import * as collections from "../../../_shared/collections/operations.ts";
+import * as sessions from "../../../_shared/checkout/operations.ts";
+import * as payments from "../../../_shared/checkout/payments.ts";
+import * as sponsorship from "../../../_shared/sponsorship/operations.ts";
+import * as rawApi from "./raw-api.ts";
 import { pageSchema } from "../../../_shared/http/listing.ts";
 import { ObjectId } from "../../../_shared/http/openapi.ts";
 import { ProfileSchema } from "../../../_shared/identity/schemas.ts";
@@ -34,22 +38,7 @@ const DELETE: ToolAnnotations = { readOnlyHint: false, destructiveHint: true, id
 const onChain = (annotations: ToolAnnotations): ToolAnnotations => ({ ...annotations, openWorldHint: true });
 
 
-/** The paging parameters of SPEC 4.2 (take, page or cursor, sort, order) as tool arguments. */
-export const paging = {
-  take: z.number().int().min(1).max(100).optional().describe("Items per page, 1-100 (default 20)"),
-  page: z.number().int().min(1).max(10_000).optional().describe("1-based page (offset paging); not with cursor"),
-  cursor: z.string().min(1).max(512).optional().describe("nextCursor of the previous page (keyset paging)"),
-  sort: z.enum(["createdAt", "updatedAt"]).optional(),
-  order: z.enum(["asc", "desc"]).optional(),
-};
-/** Paging and search: a listing's arguments. */
-const listing = {
-  ...paging,
-  search: z.string().min(1).max(200).optional().describe("Case-insensitive substring of name, slug or description"),
-};
-
 const clientSecret = z.string().min(1).max(200).describe("The checkout's client secret (clientSecret of create_checkout_session)");
-const Sponsor = SponsorQuery;
 export const Deleted = z.object({}).describe("Empty: the REST route answers 204 No Content");
 
 // ---- The raw API ----------------------------------------------------------------------------
@@ -65,7 +54,7 @@ export const OperationSchema = z.object({
 
 const operations = {
   list_operations: define({
-    name: "list_operations", operation: legacy.list_operations,
+    name: "list_operations", operation: rawApi.listOperations,
     title: "List API operations",
     description: "Every v3 operation an API key can call (from the served OpenAPI document, GET /api/v3/openapi), " +
       "with the operationId that call_api takes. Read the OpenAPI document for request and response schemas.",
@@ -74,7 +63,7 @@ const operations = {
     annotations: READ,
   }),
   call_api: define({
-    name: "call_api", operation: legacy.call_api,
+    name: "call_api", operation: rawApi.callApi, dispatchesTo: rawApi.calledOperation,
     title: "Call an API operation",
     description: "Calls one v3 operation (see list_operations) as your API key, with the same validation, permissions and " +
       "errors as REST: `pathParameters` fill the path's {placeholders}, `query` becomes the query string, `body` the JSON body. " +
@@ -155,36 +144,36 @@ const community = {
 
 const checkout = {
   register_nft_collection: define({
-    name: "register_nft_collection", operation: legacy.register_nft_collection, title: "Register an NFT collection",
+    name: "register_nft_collection", operation: collections.registerCollection, title: "Register an NFT collection",
     description: "Registers a deployed EVM collection you own on-chain for checkout (POST /api/v3/nft-collection). The arguments are the REST body.",
     input: RegisterCollectionSchema, output: CollectionSchema, annotations: onChain(ADD),
   }),
   list_nft_collections: define({
-    name: "list_nft_collections", operation: legacy.list_nft_collections, title: "List your NFT collections", description: "Your registered collections (GET /api/v3/nft-collection).",
+    name: "list_nft_collections", operation: collections.listCollections, title: "List your NFT collections", description: "Your registered collections (GET /api/v3/nft-collection).",
     input: z.object({}).strict(), output: z.object({ items: z.array(CollectionSchema) }), annotations: READ,
   }),
   get_nft_collection: define({
-    name: "get_nft_collection", operation: legacy.get_nft_collection, title: "Read an NFT collection", description: "One of your collections (GET /api/v3/nft-collection/{collectionId}).",
+    name: "get_nft_collection", operation: collections.getCollection, title: "Read an NFT collection", description: "One of your collections (GET /api/v3/nft-collection/{collectionId}).",
     input: z.object({ collectionId: ObjectId }).strict(), output: CollectionSchema, annotations: READ,
   }),
   create_checkout_session: define({
-    name: "create_checkout_session", operation: legacy.create_checkout_session, title: "Create a checkout session",
+    name: "create_checkout_session", operation: sessions.createCheckoutSession, title: "Create a checkout session",
     description: "A checkout for one store order (POST /api/v3/checkout/sessions, permission checkout:create). Idempotent per " +
       "externalOrderId; other data for a used one: 409 idempotency_conflict. The answer carries the client and webhook secrets.",
     input: CreateCheckoutSessionSchema, output: CheckoutSessionSchema, annotations: { ...ADD, idempotentHint: true },
   }),
   get_checkout_session: define({
-    name: "get_checkout_session", operation: legacy.get_checkout_session, title: "Read a checkout session",
+    name: "get_checkout_session", operation: sessions.getClientCheckoutSession, title: "Read a checkout session",
     description: "The client-safe session (GET /api/v3/checkout/sessions/{checkoutId} with X-Checkout-Client-Secret); a wrong secret answers 404.",
     input: z.object({ checkoutId: ObjectId, clientSecret }).strict(), output: ClientCheckoutSessionSchema, annotations: READ,
   }),
   retry_checkout_webhook: define({
-    name: "retry_checkout_webhook", operation: legacy.retry_checkout_webhook, title: "Send the checkout webhook again",
+    name: "retry_checkout_webhook", operation: sessions.retryCheckoutWebhook, title: "Send the checkout webhook again",
     description: "Queues another delivery of checkout.completed (POST .../webhook/retry, permission checkout:retry); 409 unless COMPLETED.",
     input: z.object({ checkoutId: ObjectId }).strict(), output: WebhookDeliverySchema, annotations: onChain({ ...ADD, idempotentHint: true }),
   }),
   list_checkout_webhook_deliveries: define({
-    name: "list_checkout_webhook_deliveries", operation: legacy.list_checkout_webhook_deliveries, title: "Webhook delivery log",
+    name: "list_checkout_webhook_deliveries", operation: sessions.listWebhookDeliveries, title: "Webhook delivery log",
     description: "Every delivery of a checkout's webhook with its attempts (GET .../webhook/deliveries).",
     input: z.object({ checkoutId: ObjectId }).strict(),
     output: z.object({ items: z.array(WebhookDeliverySchema.extend({ attempts: z.array(WebhookAttemptSchema) })) }), annotations: READ,
@@ -197,7 +186,7 @@ const Hex = z.string().regex(/^0x([0-9a-fA-F]{2})*$/);
 
 const transactions = {
   build_checkout_payment: define({
-    name: "build_checkout_payment", operation: legacy.build_checkout_payment, title: "Build a checkout's payment transactions",
+    name: "build_checkout_payment", operation: payments.preparePayment, title: "Build a checkout's payment transactions",
     description: "The transactions a payer signs for a checkout (POST .../payments with the client secret): an ERC-20 approval " +
       "first when needed, then the mint (with the service's voucher for dynamic prices). Records a payment attempt.",
     input: z.object({ checkoutId: ObjectId, clientSecret, payment: PreparePaymentSchema }).strict(),
@@ -215,7 +204,7 @@ const transactions = {
     annotations: READ,
   }),
   confirm_checkout_payment: define({
-    name: "confirm_checkout_payment", operation: legacy.confirm_checkout_payment, title: "Verify a checkout's payment receipt",
+    name: "confirm_checkout_payment", operation: payments.confirmPayment, title: "Verify a checkout's payment receipt",
     description: "Verifies the paying transaction's receipt on-chain and completes the checkout (POST .../confirm): COMPLETED, " +
       "pending while not confirmed, or the receipt's refusal code.",
     input: z.object({ checkoutId: ObjectId, clientSecret, txHash: z.string().regex(/^0x[0-9a-fA-F]{64}$/) }).strict(),
@@ -223,32 +212,32 @@ const transactions = {
     annotations: onChain({ ...ADD, idempotentHint: true }),
   }),
   get_sponsorship_balance: define({
-    name: "get_sponsorship_balance", operation: legacy.get_sponsorship_balance, title: "A sponsor's balance",
+    name: "get_sponsorship_balance", operation: sponsorship.getBalance, title: "A sponsor's balance",
     description: "Deposited, spent, held and available wei of one of your sponsor wallets (GET /api/v3/sponsorship/balance).",
-    input: Sponsor, output: BalanceSchema, annotations: READ,
+    input: SponsorQuery, output: BalanceSchema, annotations: READ,
   }),
   sponsorship_check: define({
-    name: "sponsorship_check", operation: legacy.sponsorship_check, title: "Check sponsorship eligibility",
+    name: "sponsorship_check", operation: sponsorship.checkEligibility, title: "Check sponsorship eligibility",
     description: "Whether a sponsor pays for a call; when eligible, holds maxCostWei for 120 s (POST /api/v3/sponsorship/check).",
     input: CheckSchema, output: CheckResultSchema, annotations: ADD,
   }),
   sponsorship_complete: define({
-    name: "sponsorship_complete", operation: legacy.sponsorship_complete, title: "Complete a sponsored transaction",
+    name: "sponsorship_complete", operation: sponsorship.completeSponsored, title: "Complete a sponsored transaction",
     description: "Charges a verified sponsored transaction after verifying it on-chain (POST /api/v3/sponsorship/provider/complete).",
     input: CompleteSchema, output: z.union([CompleteResultSchema, PendingSchema]), annotations: onChain({ ...ADD, idempotentHint: true }),
   }),
   sponsorship_cancel: define({
-    name: "sponsorship_cancel", operation: legacy.sponsorship_cancel, title: "Cancel a sponsorship reservation",
+    name: "sponsorship_cancel", operation: sponsorship.cancelReservation, title: "Cancel a sponsorship reservation",
     description: "Releases a reservation the provider denied before broadcast (POST /api/v3/sponsorship/provider/cancel).",
     input: CancelSchema, output: z.object({ reservationId: ObjectId, releasedWei: z.string() }), annotations: { ...DELETE, idempotentHint: false },
   }),
   record_sponsorship_deposit: define({
-    name: "record_sponsorship_deposit", operation: legacy.record_sponsorship_deposit, title: "Record a sponsor deposit",
+    name: "record_sponsorship_deposit", operation: sponsorship.recordDeposit, title: "Record a sponsor deposit",
     description: "Records a deposit after verifying it on-chain (POST /api/v3/sponsorship/deposits/record).",
     input: RecordDepositSchema, output: z.union([DepositSchema, PendingSchema]), annotations: onChain({ ...ADD, idempotentHint: true }),
   }),
   record_sponsorship_usage: define({
-    name: "record_sponsorship_usage", operation: legacy.record_sponsorship_usage, title: "Record sponsored usage",
+    name: "record_sponsorship_usage", operation: sponsorship.recordUsage, title: "Record sponsored usage",
     description: "Records usage against a sponsor, for trusted servers (POST /api/v3/sponsorship/usage/record, permission sponsorship:write).",
     input: RecordUsageSchema, output: UsageSchema, annotations: { ...ADD, idempotentHint: true },
   }),

@@ -11,22 +11,19 @@ import { define, type ToolAnnotations, type ToolDefinition } from "../../../_sha
 import { scopesAllow } from "../../../_shared/operations/operation.ts";
 import { pageSchema } from "../../../_shared/http/listing.ts";
 import { ObjectId } from "../../../_shared/http/openapi.ts";
-import { backendTools, Deleted, paging, READ } from "../backend/tools.ts";
-import { legacy } from "../backend/legacy-operations.ts";
+import { backendTools, Deleted, READ } from "../backend/tools.ts";
+import * as confirmations from "../../../_shared/confirmations/operations.ts";
+import * as sponsorship from "../../../_shared/sponsorship/operations.ts";
 import { CryptoAddressSchema } from "../../../_shared/identity/schemas.ts";
 import * as hubs from "../../../_shared/hubs/operations.ts";
 import * as identity from "../../../_shared/identity/operations.ts";
 import { HubSchema } from "../../../_shared/hubs/schemas.ts";
-import { DepositSchema, SaveSettingsSchema, SettingsSchema, SponsorQuery, UsageSchema } from "../../../_shared/sponsorship/schemas.ts";
-import { CONFIRMATION_STATUSES, DepositAction, WalletLinkAction } from "../../confirmations/actions.ts";
+import { DepositSchema, SaveSettingsSchema, SettingsSchema, SponsorListQuery, SponsorQuery, UsageSchema } from "../../../_shared/sponsorship/schemas.ts";
+import { CONFIRMATION_STATUSES, DepositAction, WalletLinkAction } from "../../../_shared/confirmations/actions.ts";
 
 /** Creates a confirmation link only: nothing changes until the person approves it in their browser. */
 const ASKS: ToolAnnotations = { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false };
 
-/** A sponsor wallet and its chain (a number here: tool arguments are JSON, not a query string). */
-const sponsor = { ...SponsorQuery.shape, chainId: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER) };
-const sponsorListing = { ...sponsor, ...paging };
-const Sponsor = z.object(sponsor).strict();
 
 export const ConfirmationSchema = z.object({
   confirmationId: ObjectId,
@@ -61,29 +58,29 @@ const publicOnly = {
     input: z.object({}).strict(), output: z.object({ items: z.array(CryptoAddressSchema) }), annotations: READ,
   }),
   list_sponsorship_usage: define({
-    name: "list_sponsorship_usage", operation: legacy.list_sponsorship_usage, title: "A sponsor's usage",
+    name: "list_sponsorship_usage", operation: sponsorship.listUsage, title: "A sponsor's usage",
     description: "Sponsored transactions charged to one of your sponsor wallets, newest first (GET /api/v3/sponsorship/usage).",
-    input: z.object(sponsorListing).strict(), output: pageSchema(UsageSchema, "SponsorshipUsagePage"), annotations: READ,
+    input: SponsorListQuery, output: pageSchema(UsageSchema, "SponsorshipUsagePage"), annotations: READ,
   }),
   list_sponsorship_deposits: define({
-    name: "list_sponsorship_deposits", operation: legacy.list_sponsorship_deposits, title: "A sponsor's deposits",
+    name: "list_sponsorship_deposits", operation: sponsorship.listDeposits, title: "A sponsor's deposits",
     description: "Verified deposits of one of your sponsor wallets, newest first (GET /api/v3/sponsorship/deposits).",
-    input: z.object(sponsorListing).strict(), output: pageSchema(DepositSchema, "SponsorshipDepositPage"), annotations: READ,
+    input: SponsorListQuery, output: pageSchema(DepositSchema, "SponsorshipDepositPage"), annotations: READ,
   }),
   get_sponsorship_settings: define({
-    name: "get_sponsorship_settings", operation: legacy.get_sponsorship_settings, title: "A sponsor's settings",
+    name: "get_sponsorship_settings", operation: sponsorship.getSettings, title: "A sponsor's settings",
     description: "What one of your sponsor wallets pays for, and its limits (GET /api/v3/sponsorship/settings).",
-    input: Sponsor, output: SettingsSchema, annotations: READ,
+    input: SponsorQuery, output: SettingsSchema, annotations: READ,
   }),
   request_wallet_link: define({
-    name: "request_wallet_link", operation: legacy.request_wallet_link, title: "Ask to link a wallet",
+    name: "request_wallet_link", operation: confirmations.requestWalletLink, title: "Ask to link a wallet",
     description: "Does not link anything: creates a single-use link (15 minutes) for the person to open in a browser, where their " +
       "wallet signs a Sign-In with Ethereum message the service issues and the wallet is linked (POST /api/v3/me/crypto-addresses) " +
       "as them. Give them `url`; poll get_confirmation_status.",
     input: WalletLinkAction, output: CreatedConfirmationSchema, annotations: ASKS,
   }),
   request_sponsorship_settings_change: define({
-    name: "request_sponsorship_settings_change", operation: legacy.request_sponsorship_settings_change, title: "Ask to change a sponsor's settings",
+    name: "request_sponsorship_settings_change", operation: confirmations.requestSponsorshipSettingsChange, title: "Ask to change a sponsor's settings",
     description: "Does not change anything: creates a single-use link (15 minutes) showing the person every setting now and after; " +
       "they approve with a signature of the sponsor wallet over a message naming the action's hash, then the settings are replaced " +
       "(POST /api/v3/sponsorship/settings) as them. The arguments are that route's body (fields left out return to their defaults). " +
@@ -91,14 +88,14 @@ const publicOnly = {
     input: SaveSettingsSchema, output: CreatedConfirmationSchema, annotations: ASKS,
   }),
   request_sponsored_deposit: define({
-    name: "request_sponsored_deposit", operation: legacy.request_sponsored_deposit, title: "Ask to deposit into a sponsor's balance",
+    name: "request_sponsored_deposit", operation: confirmations.requestSponsoredDeposit, title: "Ask to deposit into a sponsor's balance",
     description: "Does not move money: creates a single-use link (15 minutes) showing the person the amount, their sponsor wallet and the " +
       "chain's sponsorship vault; approving makes their wallet send the deposit transaction, which the service then verifies on-chain " +
       "and records (POST /api/v3/sponsorship/deposits/record) as them. Give them `url`; poll get_confirmation_status.",
     input: DepositAction, output: CreatedConfirmationSchema, annotations: { ...ASKS, openWorldHint: true },
   }),
   get_confirmation_status: define({
-    name: "get_confirmation_status", operation: legacy.get_confirmation_status, title: "Status of a confirmation link",
+    name: "get_confirmation_status", operation: confirmations.getConfirmationStatus, title: "Status of a confirmation link",
     description: "pending, approving, approved, refused, failed or expired, with the outcome once decided. Only links this client made for you. " +
       "Listed with wallet:link or sponsorship:write.",
     input: z.object({ confirmationId: ObjectId }).strict(), output: ConfirmationSchema, annotations: READ,

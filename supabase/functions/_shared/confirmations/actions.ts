@@ -4,12 +4,12 @@
 import { z } from "zod";
 import { formatEther } from "viem";
 import { createSiweMessage } from "viem/siwe";
-import { keyedHash } from "../../_shared/auth/mcp-oauth.ts";
-import type { Config } from "../../_shared/config.ts";
-import { canonicalJson } from "../../_shared/crypto/canonical-json.ts";
-import { sha256 } from "../../_shared/crypto/sha256.ts";
-import { EvmAddress, TokenAmount } from "../../_shared/chain/schemas.ts";
-import { SaveSettingsSchema } from "../../_shared/sponsorship/schemas.ts";
+import { keyedHash } from "../auth/mcp-oauth.ts";
+import type { Config } from "../config.ts";
+import { canonicalJson } from "../crypto/canonical-json.ts";
+import { sha256 } from "../crypto/sha256.ts";
+import { EvmAddress, TokenAmount } from "../chain/schemas.ts";
+import { SaveSettingsSchema } from "../sponsorship/schemas.ts";
 
 /** How long a link lives. */
 export const CONFIRMATION_SECONDS = 15 * 60;

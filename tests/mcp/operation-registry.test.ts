@@ -1,0 +1,40 @@
+// The registry of operations (api/registry.ts) is the API: every operation of the served OpenAPI
+// document has exactly one operation behind it and every registered operation is documented, and
+// call_api offers exactly the document's API-key operations.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { operationIdOf } from "../../supabase/functions/_shared/http/endpoint.ts";
+import { endpoints } from "../../supabase/functions/api/registry.ts";
+import { createTestContext, type TestContext } from "../setup/test-context.ts";
+import { connectClient, inProcessFetch } from "./mcp-fixtures.ts";
+
+const METHODS = ["get", "post", "put", "patch", "delete"];
+let t: TestContext;
+let document: { paths: Record<string, Record<string, { security?: Array<Record<string, unknown>> }>> };
+
+beforeAll(async () => {
+  t = await createTestContext();
+  document = await (await t.call("/api/v3/openapi")).json();
+});
+afterAll(async () => t.close());
+
+const documented = (filter: (operation: { security?: Array<Record<string, unknown>> }) => boolean = () => true) =>
+  Object.entries(document.paths).flatMap(([path, item]) =>
+    Object.entries(item).filter(([method, operation]) => METHODS.includes(method) && filter(operation)).map(([method]) => operationIdOf(method, path)));
+
+describe("the operation registry", () => {
+  it("binds each OpenAPI operation id to exactly one operation, and documents every registered one", () => {
+    const registered = endpoints.map((e) => operationIdOf(e.route.method, e.route.path));
+    expect(new Set(registered).size).toBe(registered.length);
+    expect([...registered].sort()).toEqual(documented().sort());
+    for (const { operation } of endpoints) expect(typeof operation.run, operation.name).toBe("function");
+  });
+
+  it("lets call_api list exactly the document's API-key operations", async () => {
+    const user = await t.userWithKey();
+    const client = await connectClient("http://localhost/mcp/backend", { headers: { "x-api-key": user.key }, fetch: inProcessFetch(t.app) });
+    const listed = await client.callTool({ name: "list_operations", arguments: {} });
+    const ids = (listed.structuredContent as { items: Array<{ operationId: string }> }).items.map((o) => o.operationId);
+    expect([...ids].sort()).toEqual(documented((o) => o.security?.some((s) => "ApiKeyAuth" in s) ?? false).sort());
+    await client.close();
+  });
+});
