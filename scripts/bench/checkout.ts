@@ -1,4 +1,4 @@
-// Issue 8's session-creation figure: POST /api/v3/checkout/sessions at 50 connections (wrk, a new
+// The session-creation figure: POST /api/v3/checkout/sessions at 50 connections (wrk, a new
 // externalOrderId per request) against pgbench calling checkout.create_session at the same
 // concurrency, in the key's scope as the API does, same run. Target: the API at least 50%.
 import { createHash } from "node:crypto";

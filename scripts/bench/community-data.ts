@@ -1,4 +1,4 @@
-// The data set of issue 3's benchmarks: 10,000 users, 100,000 hubs and 1,000,000 events, made in
+// The data set of the community benchmarks: 10,000 users, 100,000 hubs and 1,000,000 events, made in
 // SQL (generate_series) so it takes seconds, not minutes. Names and descriptions draw from a
 // vocabulary of 1,000 words, so one word matches about 1% of rows.
 import postgres from "postgres";

@@ -1,4 +1,4 @@
-// Issue 3's figures, on 10,000 users, 100,000 hubs and 1,000,000 events (community-data.ts):
+// The community figures, on 10,000 users, 100,000 hubs and 1,000,000 events (community-data.ts):
 // - GET /hubs?search=<word>&take=20 and GET /events?take=20&sort=updatedAt at 50 connections
 //   (wrk), against pgbench running the very statements the API ran, at the same concurrency;
 // - cursor page 500 against page 1 (latency);

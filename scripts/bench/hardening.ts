@@ -1,4 +1,4 @@
-// Issue 7's figure: a normal client's GET /api/v3/me p99, alone and while 8 clients send bad-key
+// The bad-credential figure: a normal client's GET /api/v3/me p99, alone and while 8 clients send bad-key
 // requests as fast as they can (each with a fresh made-up key: 9,000 empty query parameters, or a
 // 1 MB body of `accessRules: [{},{},…]`). Target: with them, under 3× the p99 without them.
 import { writeFileSync } from "node:fs";

@@ -1,4 +1,4 @@
-// Issue 2's figures: GET /api/v3/me against `select 1` through the same pool, on the Deno gateway,
+// The identity figures: GET /api/v3/me against `select 1` through the same pool, on the Deno gateway,
 // 50 connections from wrk; and how fast `npm start` is ready.
 import postgres from "postgres";
 import { connect, Database } from "../../supabase/functions/_shared/db/database.ts";

@@ -1,4 +1,4 @@
-// Issue 10's figures for the backend MCP endpoint (POST /mcp/backend, x-api-key), on the real Deno
+// The figures for the backend MCP endpoint (POST /mcp/backend, x-api-key), on the real Deno
 // gateway as deployed, the key's owner owning EVENTS published events:
 // (a) tools/call of the read tool list_events at 50 connections against GET /api/v3/events (the
 //     REST route the tool calls in-process), same run, key and data (REST measured before and after

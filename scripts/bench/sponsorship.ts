@@ -1,4 +1,4 @@
-// Issue 9's figures: POST /api/v3/sponsorship/check at 50 connections spread over 1,000 sponsors
+// The sponsorship figures: POST /api/v3/sponsorship/check at 50 connections spread over 1,000 sponsors
 // (wrk) against pgbench calling sponsorship.check at the same concurrency, in the key's scope as
 // the API does, same run (target: the API at least 50%); then one hot sponsor taking every check
 // (target: at least 1,000 checks per second, no overdraft, no deadlock).

@@ -1,4 +1,4 @@
-// Issue 8's webhook figures, with the dispatcher's running loop in this (Deno) process against the
+// The webhook figures, with the dispatcher's running loop in this (Deno) process against the
 // local cluster, as the gateway runs it, and local receivers on 127.0.0.1:
 //   1. 1,000 queued deliveries drained (target < 10 s);
 //   2. latency from the completing commit to the receiver's 2xx, checkouts completed one by one

@@ -1,4 +1,4 @@
-// `npm start`'s checkout demo (issue 8 item 9, "Try it locally"): anvil with the reference NFT
+// `npm start`'s checkout demo ("Try it locally"): anvil with the reference NFT
 // collection deployed by dev account #0, that account linked to the demo user, the collection
 // registered through the API like an integrator would, and a tiny storefront on another loopback
 // origin that embeds the hosted checkout with the SDK and verifies the checkout webhook.

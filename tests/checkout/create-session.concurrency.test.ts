@@ -1,4 +1,4 @@
-// Issue 8 item 2: session creation is one SQL function, and the unique constraint on
+// Session creation is one SQL function, and the unique constraint on
 // (owner, externalOrderId) with `on conflict do nothing` decides races. 50 concurrent calls for one
 // order, each on its own connection of the service's login role, inside a transaction that enters
 // the API key's scope as the service does, all released at once after entering it.

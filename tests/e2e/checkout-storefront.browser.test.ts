@@ -1,4 +1,4 @@
-// Issue 8 end to end, in Chromium: the store's backend creates a session through the real Deno
+// The checkout end to end, in Chromium: the store's backend creates a session through the real Deno
 // gateway (its webhook dispatcher running), the storefront embeds it with the SDK, an injected
 // wallet backed by anvil pays, the storefront sees `loaded` then `payment-success`, and the store's
 // receiver (tests/webhooks/receiver.ts: Standard Webhooks and the v1= hex HMAC in constant time,

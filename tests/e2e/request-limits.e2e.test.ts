@@ -1,4 +1,4 @@
-// What only the real Deno gateway shows (issue 7, defect 7), over raw sockets: long URLs and large
+// What only the real Deno gateway shows, over raw sockets: long URLs and large
 // header sections get the one error body from the app, and a connection that does not deliver a
 // request head in time is closed.
 import { connect, type Socket } from "node:net";

@@ -1,4 +1,4 @@
-// startsAt / endsAt: the range and precision of instants the API accepts (issue 7, defect 1).
+// startsAt / endsAt: the range and precision of instants the API accepts.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestContext, expectErrorBody, type TestContext, type UserWithKey } from "../setup/test-context.ts";
 import { createEvent, eventBody, getEvent, postEvent } from "./event-fixtures.ts";

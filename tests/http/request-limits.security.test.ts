@@ -1,4 +1,4 @@
-// Limits every route gets from the base app (issue 7, defects 2, 6 and 7): URL, headers and query
+// Limits every route gets from the base app: URL, headers and query
 // size, the size of validation answers, and bodies only in UTF-8 without a content coding.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestContext, expectErrorBody, type TestContext, type UserWithKey } from "../setup/test-context.ts";

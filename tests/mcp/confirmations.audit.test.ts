@@ -1,4 +1,4 @@
-// Issue 10 (leftovers of item 4), without a browser: the link's page routes called as the page calls
+// Confirmation links without a browser: the link's page routes called as the page calls
 // them (same origin, the sign-in session's cookie, the token in X-Confirmation-Token).
 // - Each decision on a confirmation link (approve, refuse) is audited beside the tool calls and read
 //   at GET /api/v3/me/mcp-audit: endpoint "confirmation", tool approve_<kind> / refuse_<kind>, the

@@ -1,4 +1,4 @@
-// Issue 10, item 4: confirmation links in a real browser (Debian's Chromium driven by playwright-core)
+// Confirmation links in a real browser (Debian's Chromium driven by playwright-core)
 // with an injected EIP-1193 wallet whose accounts are anvil's and whose other requests go to anvil.
 // An assistant (the SDK's MCP Client with the person's OAuth token) asks for an action; the person
 // opens the link, signs in with the e-mail code if needed, sees the action and approves it with the

@@ -1,4 +1,4 @@
-// Issue 10: client kinds and configuration of the authorization server: pre-registered clients,
+// Client kinds and configuration of the authorization server: pre-registered clients,
 // registration switched off, a person who denies, two redemptions of one code racing (the row lock
 // decides), and production refusing to start without what it needs.
 import { createHash } from "node:crypto";

@@ -1,4 +1,4 @@
-// Issue 10: the sign-in, consent and grants pages in a real browser (Debian's Chromium driven by
+// The sign-in, consent and grants pages in a real browser (Debian's Chromium driven by
 // playwright-core) at desktop (1280 px) and phone (375 px) widths: the forms work without any
 // script, nothing overflows the phone's width, and screenshots land in .local/screenshots. Sign-out:
 // the grants page's button (reached with the keyboard) and the confirmation page's link.

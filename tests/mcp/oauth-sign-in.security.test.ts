@@ -1,4 +1,4 @@
-// Issue 10: the e-mail code sign-in. Codes are one-time, short-lived, stored only as keyed hashes,
+// The e-mail code sign-in. Codes are one-time, short-lived, stored only as keyed hashes,
 // capped at MCP_SIGN_IN_MAX_ATTEMPTS tries, and rate-limited per address and per IP; a new code
 // ends the address's earlier one. Mail goes through SMTP to a local server (oauth-fixtures.ts).
 import { createHash } from "node:crypto";

@@ -1,4 +1,4 @@
-// Issue 10: sign-out of the sign-in pages' browser session, on the real Deno gateway over HTTP. The
+// Sign-out of the sign-in pages' browser session, on the real Deno gateway over HTTP. The
 // session row is deleted, so the old cookie signs no one in afterwards; the cookie is cleared with
 // the attributes it was set with; the form is protected like the other forms (a foreign Origin gets
 // the one error body, a wrong CSRF token a 403 page) and neither refusal ends the session.

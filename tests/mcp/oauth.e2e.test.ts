@@ -1,4 +1,4 @@
-// Issue 10 on the real Deno gateway (as `npm start` runs it), over HTTP: the SDK's MCP Client goes
+// The public MCP endpoint on the real Deno gateway (as `npm start` runs it), over HTTP: the SDK's MCP Client goes
 // through discovery, a Client ID Metadata Document fetched by the gateway, the e-mail code sent by
 // nodemailer under Deno to a local SMTP server, consent, tokens and a tool call on /mcp.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

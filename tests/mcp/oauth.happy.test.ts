@@ -1,4 +1,4 @@
-// Issue 10, the public MCP endpoint's authorization server end to end with the SDK's real MCP
+// The public MCP endpoint's authorization server end to end with the SDK's real MCP
 // Client and its OAuth support: discovery from the 401 (RFC 9728), metadata (RFC 8414), dynamic
 // registration or a Client ID Metadata Document, PKCE, the e-mail code read from a local SMTP
 // server, consent, the token exchange with `resource`, tools filtered by the granted scopes, and

@@ -1,4 +1,4 @@
-// Issue 10: what the public MCP endpoint and its authorization server refuse. Each test names the
+// What the public MCP endpoint and its authorization server refuse. Each test names the
 // rule it depends on.
 import { SignJWT, UnsecuredJWT } from "jose";
 import { createHmac } from "node:crypto";

@@ -1,4 +1,4 @@
-// Issue 10, part 3: the public MCP endpoint's tools with a real MCP Client and OAuth access tokens.
+// The public MCP endpoint's tools with a real MCP Client and OAuth access tokens.
 // Each tool is listed only when the grant holds its scopes and is otherwise refused with HTTP 403
 // insufficient_scope naming them; the write tools answer what REST answers the same person (read
 // back with an API key of theirs); the request_* tools change nothing and return a single-use link

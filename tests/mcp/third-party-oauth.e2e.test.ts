@@ -1,4 +1,4 @@
-// Issue 10 with a third-party client: mcp-remote (pinned devDependency), the stdio-to-HTTP bridge
+// The public MCP endpoint with a third-party client: mcp-remote (pinned devDependency), the stdio-to-HTTP bridge
 // desktop assistants run, connects to the public /mcp of the real Deno gateway and runs the whole
 // OAuth flow itself: discovery from the 401, metadata, dynamic registration, PKCE, the browser
 // (oauth-driver.ts plays the person: e-mail code from a local SMTP server, consent with the default

@@ -1,4 +1,4 @@
-// Gasless relays on anvil through the REST API (issue 9 item 10): 20 concurrent relays with one
+// Gasless relays on anvil through the REST API: 20 concurrent relays with one
 // relayer key get nonces n..n+19 exactly, all mined and each charged once; a second relayer
 // instance after a "crash" (signed rows never broadcast) neither reuses nor skips a nonce; a stuck
 // transaction is replaced with higher fees and charged once; refusals happen before anything is

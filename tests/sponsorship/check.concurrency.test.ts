@@ -1,4 +1,4 @@
-// Issue 9: Postgres guarantees the sponsorship money whatever the concurrency. Every change takes
+// Postgres guarantees the sponsorship money whatever the concurrency. Every change takes
 // the sponsor row's lock first (FOR UPDATE), so 200 concurrent checks against a balance covering 50
 // holds create exactly 50 and deny 150 (insufficient_balance, no error), and 20 concurrent
 // completions of one reservation charge it once. Each call runs like the gateway's: its own

@@ -1,4 +1,4 @@
-// Issue 9's "each flow end to end on anvil", through the REST API, for the two account-abstraction
+// "Each flow end to end on anvil", through the REST API, for the two account-abstraction
 // modes (the direct EOA is sponsorship.happy.test.ts): one sponsor funds
 //   - erc4337: an actor's SimpleAccount (created by its first user operation's initCode), run by a
 //     bundler's handleOps at the canonical EntryPoint 0.8;

@@ -11,7 +11,7 @@ const evmChainsSchema = z.array(z.object({
   chainId: z.number().int().positive(),
   rpcUrl: z.string().url(),
   confirmations: z.number().int().min(0).max(1000).default(1),
-  // Sponsorship (issue 9): where sponsors send deposits on this chain, and EntryPoints to accept
+  // Sponsorship: where sponsors send deposits on this chain, and EntryPoints to accept
   // besides the canonical v0.6/v0.7/v0.8 ones (a local chain's own deployment).
   sponsorshipVault: z.string().regex(/^0x[0-9a-fA-F]{40}$/).optional(),
   extraEntryPoints: z.array(z.string().regex(/^0x[0-9a-fA-F]{40}$/)).max(10).default([]),
@@ -60,7 +60,7 @@ export const DEVELOPMENT_ENCRYPTION_KEY = "ZGV2ZWxvcG1lbnQta2V5LW5vdC1mb3ItcHJvZ
 /** Every environment variable the service reads. README.md lists the same set. */
 const configSchema = z.object({
   // The service's own connection: the `api_gateway` login role, which cannot bypass RLS and can
-  // only switch to the request roles (migration 20261123000100_login_role.sql, README Deployment).
+  // only switch to the request roles (migration 20261123000800_core.sql, README Deployment).
   GATEWAY_DATABASE_URL: z.string().min(1),
   // About twice the database's CPU cores: connections beyond that only add context switches (see
   // README, Performance). A remote database, where round trips dominate, wants more.
@@ -87,7 +87,7 @@ const configSchema = z.object({
   // response. 0 serves with Deno.serve alone: no such timeout, and no relay in front (see runtime.ts).
   HEADER_TIMEOUT_MS: z.coerce.number().int().refine((ms) => ms === 0 || (ms >= 100 && ms <= 600_000), "0, or 100 to 600000")
     .default(10_000),
-  // Checkout (issue 8). 32 random bytes, base64: seals client and webhook secrets (crypto/secret-box.ts).
+  // Checkout. 32 random bytes, base64: seals client and webhook secrets (crypto/secret-box.ts).
   SECRETS_ENCRYPTION_KEY: z.string().regex(/^[A-Za-z0-9+/]{43}=$/, "32 bytes, base64").optional(),
   // Where the hosted checkout page is served; the gateway serves it at the API root by default.
   CHECKOUT_UI_URL: z.string().url().optional().transform((url) => url?.replace(/\/+$/, "")),
@@ -117,7 +117,7 @@ const configSchema = z.object({
     }
     return secrets;
   }),
-  // Gasless relays (issue 9 item 10): the relayer wallet's key (0x + 64 hex) that signs the relayed
+  // Gasless relays: the relayer wallet's key (0x + 64 hex) that signs the relayed
   // transactions on every EVM_CHAINS chain. Never logged nor put in an error; read once into a viem
   // account (_shared/sponsorship/relayer.ts). Unset: both gasless routes answer 503
   // relayer_not_configured. A KMS or remote signer replaces it behind the RelayerSigner interface
@@ -133,10 +133,10 @@ const configSchema = z.object({
   RELAYER_REPLACE_AFTER_SECONDS: z.coerce.number().int().min(1).max(86_400).default(60),
   // Per-user limits per minute: {"check": 120, "depositsRecord": 30, "usageRecord": 600}.
   SPONSORSHIP_RATE_LIMITS: jsonSetting(sponsorshipRateLimitsSchema, "{}", "a JSON object of {check, depositsRecord, usageRecord}"),
-  // MCP endpoints (issue 10): requests per minute per token (an API key on /mcp/backend, an OAuth
+  // MCP endpoints: requests per minute per token (an API key on /mcp/backend, an OAuth
   // grant on the public endpoint), counted in PostgreSQL (mcp.take_rate_limit; mcp_oauth.access_allowed on /mcp): 429 rate_limited.
   MCP_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).max(1_000_000).default(120),
-  // ---- Public MCP endpoint's OAuth authorization server (issue 10; api/oauth, auth/mcp-oauth.ts) ----
+  // ---- Public MCP endpoint's OAuth authorization server (api/oauth, auth/mcp-oauth.ts) ----
   // The SMTP relay that sends sign-in codes: smtp://user:pass@host:587 (STARTTLS when offered) or
   // smtps://host:465. Unset: the sign-in page answers 503 mail_not_configured. Required in production.
   SMTP_URL: z.string().regex(/^smtps?:\/\//, "smtp:// or smtps:// URL").optional(),

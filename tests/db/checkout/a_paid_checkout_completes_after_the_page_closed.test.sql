@@ -1,4 +1,4 @@
--- Issue 8 item 5: a customer who paid and closed the page still gets completed. The page reports
+-- A customer who paid and closed the page still gets completed. The page reports
 -- its transaction's hash for the attempt; the reconciler (service_jobs) lists attempts of sessions
 -- still open, prepared before expiry, and completes the one whose receipt it verified, under the
 -- same rules as the page (after expiry only for the payer who prepared before it).

@@ -1,4 +1,4 @@
--- SPEC 4.4 rule 3 and issue 8 item 2, in the creating function: a static collection accepts only
+-- SPEC 4.4 rule 3, in the creating function: a static collection accepts only
 -- its mint price, a dynamic one any price; provider_card only where enabled for the collection's
 -- chain; the price is a decimal string in the smallest unit; the expiry lies ahead.
 begin;

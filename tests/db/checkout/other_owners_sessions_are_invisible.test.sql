@@ -1,4 +1,4 @@
--- Issue 8 item 10: another owner's collections, sessions, attempts, NFTs, deliveries and webhook
+-- Another owner's collections, sessions, attempts, NFTs, deliveries and webhook
 -- secrets are invisible; another owner's collection cannot take a session (404, like an unknown
 -- one); anon reads no table at all.
 begin;

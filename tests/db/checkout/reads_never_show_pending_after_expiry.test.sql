@@ -1,4 +1,4 @@
--- SPEC 3 / issue 8 item 5: a session whose expires_at passed reads as EXPIRED before the expiry
+-- SPEC 3: a session whose expires_at passed reads as EXPIRED before the expiry
 -- job runs, through every read: the owner's view, the hosted page's read, a replayed creation.
 begin;
 select plan(6);

@@ -1,4 +1,4 @@
--- Webhook signing secrets (issue 8 item 6): one per (owner, webhook URL), the first one stored is
+-- Webhook signing secrets: one per (owner, webhook URL), the first one stored is
 -- the one every later session of that URL gets; rotation keeps the previous secret signing until
 -- the overlap ends; the dispatcher gets the ciphertexts with its claim.
 begin;

@@ -1,4 +1,4 @@
--- Issue 10, item 4: a confirmation link is created only on the caller's own live grant, is claimed
+-- A confirmation link is created only on the caller's own live grant, is claimed
 -- for approval once (pending -> approving by a conditional update: a second claim is refused), can
 -- be refused only while pending, expires, and is seen and used only by its person holding its token
 -- (and polled only by the client that made it). The table is deny-by-default: RLS on, no policy, no

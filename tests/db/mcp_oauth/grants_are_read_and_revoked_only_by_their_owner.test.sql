@@ -1,4 +1,4 @@
--- Issue 10: a person reads their own grants under RLS and revokes only their own (revoke_my_grant);
+-- A person reads their own grants under RLS and revokes only their own (revoke_my_grant);
 -- tokens, codes, clients and sessions are readable by nobody but the owner role; the
 -- authorization-server functions are the gateway's alone.
 begin;

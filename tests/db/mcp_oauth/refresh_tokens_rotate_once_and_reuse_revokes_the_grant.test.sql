@@ -1,4 +1,4 @@
--- Issue 10: a refresh token is exchanged once (rotation). Using it again (a stolen copy, or the
+-- A refresh token is exchanged once (rotation). Using it again (a stolen copy, or the
 -- loser of two concurrent uses, which waits on the token's row lock and then finds it rotated) is
 -- a reuse: the whole grant is revoked, the new token too, and access_allowed refuses its access
 -- tokens. Resource and client are pinned; an expired token is refused.

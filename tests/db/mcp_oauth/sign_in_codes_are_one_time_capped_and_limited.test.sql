@@ -1,4 +1,4 @@
--- Issue 10: an e-mail sign-in code works once, until it expires, for at most p_max_attempts tries
+-- An e-mail sign-in code works once, until it expires, for at most p_max_attempts tries
 -- (wrong tries are counted even though they fail: they are returned, not raised, so they commit);
 -- a new code ends the address's live one; codes per address and per IP are rate-limited (PT429).
 -- A code signs in as the user with that e-mail (case-insensitively), created on first sign-in.

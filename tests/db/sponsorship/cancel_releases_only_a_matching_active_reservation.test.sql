@@ -1,4 +1,4 @@
--- Issue 9: cancel (the provider denied before broadcast) releases the hold of the caller's own
+-- Cancel (the provider denied before broadcast) releases the hold of the caller's own
 -- active, unexpired reservation, and only when the transaction named is the reserved one (else
 -- PT409 reservation_mismatch naming the field). A released, completed or expired reservation is
 -- reservation_not_active with its status; someone else's is reservation_not_found. One the

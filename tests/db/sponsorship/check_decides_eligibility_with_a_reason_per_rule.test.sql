@@ -1,4 +1,4 @@
--- Issue 9: check decides eligibility rule by rule and names the first rule that refuses (eligible
+-- Check decides eligibility rule by rule and names the first rule that refuses (eligible
 -- = false with a reason, no hold taken): sponsor_not_found, operation_not_enabled,
 -- outside_active_window, target_not_allowed, selector_not_allowed, max_cost_exceeds_limit,
 -- actor_daily_count_exceeded, actor_daily_amount_exceeded, sponsor_daily_amount_exceeded,

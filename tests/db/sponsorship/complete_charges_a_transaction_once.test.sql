@@ -1,4 +1,4 @@
--- Issue 9: complete turns a verified hold into usage once. The reservation must be the caller's,
+-- Complete turns a verified hold into usage once. The reservation must be the caller's,
 -- active and verified; the transaction must be the verified one (else PT409 reservation_mismatch
 -- naming the field); its cost at most the hold (cost_exceeds_hold). The same reservation completed
 -- again with the same transaction replays the first usage; a transaction already charged for

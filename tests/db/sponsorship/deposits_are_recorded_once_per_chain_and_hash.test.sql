@@ -1,4 +1,4 @@
--- Issue 9: a deposit is recorded once per (chain, transaction hash). Recording it again for the
+-- A deposit is recorded once per (chain, transaction hash). Recording it again for the
 -- same sponsor replays the first record (whatever amount is passed); for another sponsor it is
 -- PT409 deposit_already_recorded; the same hash on another chain is another deposit. Only the
 -- wallet's owner records its deposits (PT404 sponsor_not_found for anyone else).

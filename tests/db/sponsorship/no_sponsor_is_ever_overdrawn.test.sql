@@ -1,4 +1,4 @@
--- Issue 9: no sponsor is ever overdrawn. check denies a hold the balance does not cover
+-- No sponsor is ever overdrawn. check denies a hold the balance does not cover
 -- (insufficient_balance, no hold taken); record_usage beyond the balance is PT409
 -- insufficient_balance; and behind the functions' back the CHECK constraint on the sponsor's row
 -- (deposited - spent - held >= 0) refuses any update that would overdraw, even the owner's.

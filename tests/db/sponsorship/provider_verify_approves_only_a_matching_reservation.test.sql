@@ -1,4 +1,4 @@
--- Issue 9 (SPEC 3): the sponsored-transaction provider's verify (service_jobs) approves only a
+-- SPEC 3: the sponsored-transaction provider's verify (service_jobs) approves only a
 -- transaction matching an active, unexpired reservation: same client id, chain, target, call data,
 -- value and sender (the actor, or its smart account when the reservation names one), with a gas
 -- cost within the hold. An approval marks the reservation verified and extends its hold to 900 s;

@@ -1,4 +1,4 @@
--- Issue 9: sponsorship's writes are rate limited per user in fixed windows counted in Postgres
+-- Sponsorship's writes are rate limited per user in fixed windows counted in Postgres
 -- (core.rate_limit_windows), so the limit holds across gateway replicas. Over the limit the call is
 -- PT429 rate_limited, its detail saying when to retry (retryAfterSeconds, within the window).
 begin;

@@ -1,4 +1,4 @@
--- Issue 9: a sponsor's rows (the sponsor, its settings, deposits, usage, ledger entries) are
+-- A sponsor's rows (the sponsor, its settings, deposits, usage, ledger entries) are
 -- readable by its owner only, the user who linked the wallet on that chain, and writable by nobody
 -- but the functions. balance() of a wallet one does not own is PT404 sponsor_not_found. A
 -- reservation is visible to whoever asked for it (and the sponsor's owner), and to nobody else.

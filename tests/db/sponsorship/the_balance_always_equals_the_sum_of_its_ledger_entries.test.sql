@@ -1,4 +1,4 @@
--- Issue 9: every change to a sponsor's money appends ledger entries, and the sponsor's row always
+-- Every change to a sponsor's money appends ledger entries, and the sponsor's row always
 -- agrees with them: deposited = sum(deposit), spent = sum(spend), held = sum(hold) - sum(release).
 -- balance() answers deposited - spent - live holds (an expired hold counts for nothing, released or
 -- not). Checked after deposits, checks, provider verifies, completes, a cancel, the expiry job and

@@ -1,4 +1,4 @@
--- Issue 9: the ledger explains every change, so it is append-only: a trigger refuses update,
+-- The ledger explains every change, so it is append-only: a trigger refuses update,
 -- delete and truncate of ledger entries for everyone, the table owner included (PT403
 -- ledger_append_only); authenticated and service_role hold no write privilege on it at all.
 begin;

@@ -14,7 +14,7 @@
 //    - verified: the checkout is completed;
 //    - refused as wrong_amount or wrong_token: the reference is consumed (every supported collection
 //      accepts a reference once) by a mint that can never pay this checkout, so it is FAILED with
-//      `checkout_reference_consumed` (fail_session_as_job; 20261123000700 says when FAILED happens);
+//      `checkout_reference_consumed` (fail_session_as_job; 20261123001000_checkout.sql says when FAILED happens);
 //    - anything else (not mined or confirmed enough yet, RPC error, minted to a wallet that prepared
 //      nothing): left for a later pass or for the page's confirmation. Never FAILED on those.
 //

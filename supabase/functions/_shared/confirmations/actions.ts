@@ -1,4 +1,4 @@
-// What a confirmation link may do (migration 20261123001200_mcp_confirmations.sql): the kinds of
+// What a confirmation link may do (migration 20261123001500_mcp_confirmations.sql): the kinds of
 // action, the scope each needs, their canonical form and hashes, and the messages the person's wallet
 // signs to approve them. No I/O here.
 import { z } from "zod";

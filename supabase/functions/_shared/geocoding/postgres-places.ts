@@ -1,6 +1,6 @@
 // The default provider: community.places (GeoNames cities, loaded by scripts/lib/places.ts) plus the
 // venues of events the caller can see, ranked by community.suggest_venues (migration
-// 20261122000300_places_search.sql, which says how), called as the caller so that RLS applies.
+// 20261123000900_community.sql, which says how), called as the caller so that RLS applies.
 //
 // Not done: typo tolerance. Trigram similarity over the 171,000 labels (the GiST index the first
 // migration had) cost 20-100 ms for texts with no close match.

@@ -1,8 +1,8 @@
-// The audit of MCP tool calls (migration 20261123001000_mcp.sql): one row per call, on both endpoints,
+// The audit of MCP tool calls (migration 20261123001300_mcp.sql): one row per call, on both endpoints,
 // readable by the user at GET /api/v3/me/mcp-audit. Arguments are stored with secrets redacted;
 // tokens and keys are never written (the key is named by its id, which the database takes from the
 // transaction it entered with the key). The person's decisions on confirmation links (approve,
-// refuse) are recorded in the same table (endpoint "confirmation", 20261123001400).
+// refuse) are recorded in the same table (endpoint "confirmation", 20261123001500_mcp_confirmations.sql).
 import type { ApiKeyScope, Database, DbScope, Tx } from "../db/database.ts";
 
 export type McpEndpoint = "backend" | "public";

@@ -1,5 +1,5 @@
 // Gasless relays: the service's relayer wallet sends an allowed transaction for a
-// caller, paid from a sponsor's balance (migration 20261123000900_sponsorship_relays.sql).
+// caller, paid from a sponsor's balance (migration 20261123001200_relays.sql).
 //
 // Nonces, safe under concurrency and after a restart:
 //   * one DB transaction as service_jobs takes the relayer account's row lock (relays.take_nonce),

@@ -1,4 +1,4 @@
-// On-chain verification for the sponsored-gas ledger (issue 9, items 6 and 8): a sponsored
+// On-chain verification for the sponsored-gas ledger: a sponsored
 // transaction is reimbursed from the sponsor's balance, and a deposit credited to it, only once the
 // chain shows it. Pure chain reads through a viem public client: no database, nothing Deno-specific
 // (runs in the gateway under Deno and in vitest). Transport errors throw; every verdict about the
