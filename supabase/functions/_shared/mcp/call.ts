@@ -1,57 +1,41 @@
-// A tools/call's transaction (Database.open): opened by the endpoint, in the caller's scope and with
-// its rate limit, as soon as it knows the call runs in one; taken and finished by the tool (tools.ts
-// runTool: the operation, then its record and COMMIT); released by the endpoint when no tool took it.
+// A tools/call's transaction (Database.open). The endpoint decides that a call runs in one; the
+// tool opens it when its operation starts, so BEGIN, the caller's scope and rate limit and the
+// savepoint go out in the same write as the operation's first statement, and the connection is
+// held only while the operation and its record run. A refusal as it opens (an unknown key, the rate
+// limit) is answered by the endpoint over HTTP, as before a call.
 import type { OpenTransaction } from "../db/database.ts";
 
 export class McpCall {
-  private state: "open" | "taken" | "released" = "open";
+  private taken = false;
+  private refusal: unknown;
+  private finished: Promise<void> | undefined;
 
-  constructor(readonly transaction: OpenTransaction) {}
+  constructor(private readonly open: () => Promise<OpenTransaction>) {}
 
-  /** The tool takes the transaction (false if the endpoint already released it); it must then finish it. */
-  take(): boolean {
-    if (this.state !== "open") return false;
-    this.state = "taken";
-    return true;
+  /**
+   * Runs `work` in the call's transaction, which `work` must finish (commit or abandon); undefined
+   * when another tool of the request already took it. `refused` tells whether the transaction's
+   * opening was refused (then nothing ran and nothing is recorded).
+   */
+  take<T>(work: (transaction: OpenTransaction, refused: (error: unknown) => void) => Promise<T>): Promise<T> | undefined {
+    if (this.taken) return undefined;
+    this.taken = true;
+    const running = this.open().then((transaction) => work(transaction, (error) => {
+      this.refusal = error;
+    }));
+    this.finished = running.then(() => {}, () => {});
+    return running;
   }
 
   /**
-   * After the SDK answered: a refusal of the scope or the rate limit (an unknown key, 429) is
-   * thrown, to be answered over HTTP as before the call; otherwise the answer, whose end (or the
-   * client's hang-up) releases the transaction if no tool took it.
+   * After the SDK answered (a JSON answer once the tool finished, or an event stream that it is
+   * still writing): waits for the tool, then throws a refusal of the call's opening, to be answered
+   * over HTTP with its status (401, 429), or hands the answer on.
    */
   async settle(response: Response): Promise<Response> {
-    const refusal = await this.transaction.opened.then(() => undefined, (error: unknown) => error);
-    if (refusal !== undefined) {
-      await response.body?.cancel().catch(() => {});
-      await this.releaseUnused();
-      throw refusal;
-    }
-    // Taken: the tool finishes it. A JSON answer is complete, so no tool will take it any more.
-    if (this.state !== "open") return response;
-    if (!response.body || !response.headers.get("content-type")?.startsWith("text/event-stream")) {
-      await this.releaseUnused();
-      return response;
-    }
-    const reader = response.body.getReader();
-    const body = new ReadableStream<Uint8Array>({
-      pull: async (controller) => {
-        const { done, value } = await reader.read();
-        if (!done) return controller.enqueue(value);
-        await this.releaseUnused();
-        controller.close();
-      },
-      cancel: async (reason) => {
-        await this.releaseUnused();
-        await reader.cancel(reason);
-      },
-    });
-    return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
-  }
-
-  private async releaseUnused(): Promise<void> {
-    if (this.state !== "open") return;
-    this.state = "released";
-    await this.transaction.abandon();
+    await this.finished;
+    if (this.refusal === undefined) return response;
+    await response.body?.cancel().catch(() => {});
+    throw this.refusal;
   }
 }

@@ -5,7 +5,7 @@
 // tools/call runs in one transaction the endpoint opened (the caller's scope and rate limit): the
 // operation's statements and the record of the call commit together, and a failed operation is
 // rolled back to the savepoint after the scope and recorded as failed.
-import { McpServer, type CallToolResult, type StandardSchemaWithJSON } from "@modelcontextprotocol/server";
+import { type CallToolResult, ProtocolError, ProtocolErrorCode, Server, type StandardSchemaWithJSON } from "@modelcontextprotocol/server";
 import type { z } from "zod";
 import type { DbScope, Tx } from "../db/database.ts";
 import type { McpCall } from "./call.ts";
@@ -200,16 +200,16 @@ function answerOfError(error: unknown, requestId: string, tool: string): ToolAns
 
 /**
  * Runs the tool's operation and records the call. In the call's transaction (when the endpoint
- * opened one): the record commits with the operation's writes, or after they were rolled back to the
- * savepoint; a record that cannot be written undoes the operation, which then answers an error. A
- * call whose scope or rate limit was refused as the transaction opened is neither run nor recorded:
- * the endpoint answers that refusal over HTTP. Without a call transaction (operations that commit on
- * their own), the record is a statement of its own after the operation, and never fails the call.
+ * decided on one): the record commits with the operation's writes, or after they were rolled back
+ * to the savepoint; a record that cannot be written undoes the operation, which then answers an
+ * error. A call whose scope or rate limit was refused as the transaction opened is neither kept nor
+ * recorded: the endpoint answers that refusal over HTTP. Without a call transaction (operations that
+ * commit on their own), the record is a statement of its own after the operation, and never fails
+ * the call.
  */
 async function runTool(definition: ToolDefinition, checked: Checked, session: ToolSession): Promise<ToolAnswer> {
   const started = performance.now();
   const { context } = session;
-  const call = runsInCallTransaction(definition, checked[VALID] ?? checked[SENT]) && session.call?.take() ? session.call.transaction : undefined;
   const record = (answer: ToolAnswer): ToolCallRecord => {
     const ok = answer.status >= 200 && answer.status < 300;
     const code = !ok && isObject(answer.body) && typeof answer.body.code === "string" ? answer.body.code : null;
@@ -227,62 +227,84 @@ async function runTool(definition: ToolDefinition, checked: Checked, session: To
       scopes: session.oauth?.scopes,
     };
   };
-  let answer: ToolAnswer;
-  let failed = true;
-  try {
+  /** The call's answer, or its failure's, with whether the operation failed. */
+  const answered = async (operationContext: OperationContext): Promise<{ answer: ToolAnswer; failed: boolean }> => {
     const issues = checked[INVALID];
-    if (issues) {
-      answer = invalidArguments(issues, context.requestId);
-    } else {
+    if (issues) return { answer: invalidArguments(issues, context.requestId), failed: true };
+    try {
       const args = checked[VALID];
       const input = definition.toInput ? definition.toInput(args as never) : args;
-      answer = answerOf(await runOperation(definition.operation, call ? { ...context, db: call.scoped } : context, input as never));
-      failed = false;
+      return { answer: answerOf(await runOperation(definition.operation, operationContext, input as never)), failed: false };
+    } catch (error) {
+      return { answer: answerOfError(error, context.requestId, definition.name), failed: true };
     }
-  } catch (error) {
-    answer = answerOfError(error, context.requestId, definition.name);
+  };
+  const inCall = runsInCallTransaction(definition, checked[VALID] ?? checked[SENT])
+    ? session.call?.take(async (transaction, refused) => {
+      const { answer, failed } = await answered({ ...context, db: transaction.scoped });
+      const refusal = await transaction.opened.then(() => undefined, (error: unknown) => error);
+      if (refusal !== undefined) {
+        refused(refusal);
+        await transaction.abandon();
+        return answer;
+      }
+      try {
+        const last = (tx: Tx) => recordToolCall(tx, record(answer));
+        await (failed ? transaction.commitAfterFailure(last) : transaction.commit(last));
+        return answer;
+      } catch (error) {
+        // Nothing was committed: neither what the operation did nor its record.
+        console.error(`[${context.requestId}] MCP call of ${definition.name} could not be recorded:`, error instanceof Error ? error.message : error);
+        return answerOfError(new ApiError(503, "audit_unavailable", "The call could not be recorded, so nothing it did was kept; try again."), context.requestId, definition.name);
+      }
+    })
+    : undefined;
+  if (inCall) return inCall;
+  const { answer } = await answered(context);
+  await auditToolCall(context.database, session.scope, record(answer));
+  return answer;
+}
+
+/** How tools/list shows a definition: its JSON Schemas converted once per process, as the SDK's McpServer lists a tool. */
+const listed = new WeakMap<ToolDefinition, Record<string, unknown>>();
+function listedTool(definition: ToolDefinition): Record<string, unknown> {
+  let tool = listed.get(definition);
+  if (!tool) {
+    const { inputSchema, outputSchema } = schemasOf(definition);
+    const target = { target: "draft-2020-12" } as const;
+    tool = frozen({
+      name: definition.name,
+      title: definition.title,
+      description: definition.description,
+      inputSchema: inputSchema["~standard"].jsonSchema!.input(target),
+      annotations: { title: definition.title, ...definition.annotations },
+      outputSchema: outputSchema["~standard"].jsonSchema!.output(target),
+    });
+    listed.set(definition, tool);
   }
-  if (!call) {
-    await auditToolCall(context.database, session.scope, record(answer));
-    return answer;
-  }
-  if (await call.opened.then(() => false, () => true)) {
-    await call.abandon();
-    return answer;
-  }
-  try {
-    const last = (tx: Tx) => recordToolCall(tx, record(answer));
-    await (failed ? call.commitAfterFailure(last) : call.commit(last));
-    return answer;
-  } catch (error) {
-    // Nothing was committed: neither what the operation did nor its record.
-    console.error(`[${context.requestId}] MCP call of ${definition.name} could not be recorded:`, error instanceof Error ? error.message : error);
-    return answerOfError(new ApiError(503, "audit_unavailable", "The call could not be recorded, so nothing it did was kept; try again."), context.requestId, definition.name);
-  }
+  return tool;
 }
 
 /**
- * A new McpServer with `definitions`, each running its operation for `session` (one server per HTTP
- * request: nothing is shared between callers). `calledTool` (see serveMcpRequest): the request is a
- * tools/call of that tool, and when it is one of `definitions` only that one is registered; any
- * other request (tools/list, initialize, an unknown tool) gets every definition.
+ * A new server with `definitions`, each running its operation for `session` (one server per HTTP
+ * request: nothing is shared between callers). It is the SDK's low-level Server with the two tool
+ * methods: tools/list from the definitions, tools/call through runTool (arguments validated once,
+ * by the tool's schema); McpServer's own layer would validate and project each call again.
  */
 export function buildToolServer(
   info: { name: string; version: string; instructions: string },
   definitions: Readonly<Record<string, ToolDefinition>>,
   session: ToolSession,
-  calledTool?: string,
-): McpServer {
-  const server = new McpServer({ name: info.name, version: info.version }, { instructions: info.instructions });
-  const keys = calledTool !== undefined && Object.hasOwn(definitions, calledTool) ? [calledTool] : Object.keys(definitions);
-  for (const key of keys) {
-    const definition = definitions[key]!;
-    server.registerTool(definition.name, {
-      title: definition.title,
-      description: definition.description,
-      ...schemasOf(definition),
-      annotations: { title: definition.title, ...definition.annotations },
-    }, (async (checked: Checked) => toToolResult(await runTool(definition, checked, session), session.context.requestId)) as never);
-  }
+): Server {
+  const server = new Server({ name: info.name, version: info.version }, { capabilities: { tools: { listChanged: true } }, instructions: info.instructions });
+  server.setRequestHandler("tools/list", () => ({ tools: Object.values(definitions).map(listedTool) }) as never);
+  server.setRequestHandler("tools/call", async (request) => {
+    const { name, arguments: args } = request.params;
+    const definition = Object.hasOwn(definitions, name) ? definitions[name] : undefined;
+    if (!definition) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Tool ${name} not found`);
+    const checked = schemasOf(definition).inputSchema["~standard"].validate(args ?? {}) as { value: Checked };
+    const result = toToolResult(await runTool(definition, checked.value, session), session.context.requestId);
+    return server.projectCallToolResult(result, listedTool(definition).outputSchema as never);
+  });
   return server;
 }

@@ -2,7 +2,7 @@
 // (Origin, MCP-Protocol-Version), answered in the one error body, and the SDK's handler serving one
 // request with a server built for it (never shared: GHSA-345p-7cg4-v4c7).
 import { createMiddleware } from "hono/factory";
-import { createMcpHandler, isJsonContentType, type McpServer, SUPPORTED_PROTOCOL_VERSIONS } from "@modelcontextprotocol/server";
+import { createMcpHandler, isJsonContentType, type Server, SUPPORTED_PROTOCOL_VERSIONS } from "@modelcontextprotocol/server";
 import type { AppEnv } from "../http/context.ts";
 import { ApiError } from "../http/errors.ts";
 
@@ -84,7 +84,7 @@ export async function readMcpRequest(request: Request): Promise<McpRequest | Res
  * only. 2026-07-28 requests are served statelessly by the SDK's modern path; 2025-era ones by its
  * stateless fallback (JSON or SSE answers, no sessions).
  */
-export function serveMcpRequest(mcp: McpRequest, buildServer: () => McpServer, requestId: string): Promise<Response> {
+export function serveMcpRequest(mcp: McpRequest, buildServer: () => Server, requestId: string): Promise<Response> {
   const handler = createMcpHandler(buildServer, {
     onerror: (error) => console.error(`[${requestId}] MCP request failed:`, error.message),
   });

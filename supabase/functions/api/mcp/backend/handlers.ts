@@ -42,13 +42,13 @@ for (const path of BACKEND_MCP_PATHS) {
     if (mcp instanceof Response) return mcp;
     let call: McpCall | undefined;
     if (mcp.calledTool !== undefined && runsInCallTransaction(backendTools[mcp.calledTool as keyof typeof backendTools], mcp.calledArguments)) {
-      call = new McpCall(await db.open(scope, (tx) => tx`
+      call = new McpCall(() => db.open(scope, (tx) => tx`
         select core.mcp_take_rate_limit(${scope.keyHash}, ${scope.requiredPermissions}::text[], 'backend', ${limit}::integer) as owner_id`));
     } else {
       await takeRateLimit(db, scope, "backend", limit);
     }
     const session = { endpoint: "backend" as const, context: contextFor({ db, config }, principal, c.get("requestId")), scope, call };
-    const response = await serveMcpRequest(mcp, () => buildToolServer(SERVER_INFO, backendTools, session, mcp.calledTool), c.get("requestId"));
+    const response = await serveMcpRequest(mcp, () => buildToolServer(SERVER_INFO, backendTools, session), c.get("requestId"));
     return call ? call.settle(response) : response;
   });
 }

@@ -49,7 +49,7 @@ publicMcpRouter.post("/mcp", async (c, next) => {
   const scope = scopeOf(principal);
   const tools = toolsFor(principal.scopes);
   const called = mcp.calledTool !== undefined && isPublicTool(mcp.calledTool) ? publicTools[mcp.calledTool] : undefined;
-  const call = runsInCallTransaction(called, mcp.calledArguments) ? new McpCall(await db.open(scope)) : undefined;
+  const call = runsInCallTransaction(called, mcp.calledArguments) ? new McpCall(() => db.open(scope)) : undefined;
   const session = {
     endpoint: "public" as const,
     context: contextFor({ db, config }, principal, c.get("requestId"), scope),
@@ -57,6 +57,6 @@ publicMcpRouter.post("/mcp", async (c, next) => {
     call,
     oauth: { clientId: principal.clientId, grantId: principal.grantId, scopes: principal.scopes },
   };
-  const response = await serveMcpRequest(mcp, () => buildToolServer(SERVER_INFO, tools, session, mcp.calledTool), c.get("requestId"));
+  const response = await serveMcpRequest(mcp, () => buildToolServer(SERVER_INFO, tools, session), c.get("requestId"));
   return call ? call.settle(response) : response;
 });
