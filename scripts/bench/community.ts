@@ -19,7 +19,7 @@ import { AS_DEPLOYED, BENCH_DIR, ensureWrk, formatTable, type LoadResult, runPgb
 
 const HUB_SEARCH_WORD = "festival";
 
-/** bench_community, rebuilt when its schema is older than the migrations. */
+/** bench_community, rebuilt unless it records exactly the migrations there are (older, or of a rebased history). */
 async function prepareBenchDatabase(): Promise<string> {
   startCluster();
   const url = withDatabase(LOCAL_DATABASE_URL, "bench_community");
@@ -28,8 +28,9 @@ async function prepareBenchDatabase(): Promise<string> {
   let current = false;
   if (exists) {
     const db = postgres(url, { max: 1, onnotice: () => {} });
-    const [row] = await db`select max(version) as v from supabase_migrations.schema_migrations`.catch(() => [{ v: "" }]);
-    current = row?.v === migrationFiles().at(-1)!.version;
+    const recorded = await db<{ id: string }[]>`select version || '_' || name as id from supabase_migrations.schema_migrations order by version`
+      .catch(() => []);
+    current = recorded.map((r) => r.id).join() === migrationFiles().map((f) => `${f.version}_${f.name}`).join();
     await db.end();
   }
   if (!current) {
