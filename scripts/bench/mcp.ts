@@ -225,7 +225,7 @@ async function wirePerRequest(url: string, key: string): Promise<{ rest: WireCou
   target.hostname = "127.0.0.1";
   target.port = String(counter.port);
   const config = loadConfig({ GATEWAY_DATABASE_URL: target.toString(), APP_ENV: "test", MCP_RATE_LIMIT_PER_MINUTE: "1000000" });
-  const db = new Database(connect(config.GATEWAY_DATABASE_URL, { max: 1, prepare: true }), connect(config.GATEWAY_DATABASE_URL, { max: 1, prepare: true }));
+  const db = new Database(connect(config.GATEWAY_DATABASE_URL, { max: 4, prepare: true }), connect(config.GATEWAY_DATABASE_URL, { max: 1, prepare: true }));
   const app = createApiApp({ config, db });
   const rest = () => app.request(`/api/v3/events?take=${TAKE}`, { headers: { "x-api-key": key } });
   const mcp = () => app.request(ENDPOINT, { method: "POST", headers: mcpHeaders(key, "2026-07-28", "tools/call", "list_events"), body: listEvents("2026-07-28") });

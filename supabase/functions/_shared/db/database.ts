@@ -83,7 +83,7 @@ export class Database {
         throw error;
       }
       await opening;
-      await tx`commit`.simple();
+      await tx`commit`;
       return result;
     });
   }
@@ -97,7 +97,7 @@ export class Database {
     return this.reservedFor(scope, async (tx) => {
       const opening = this.begin(tx, scope, options);
       const rows = statement(tx).execute();
-      const commit = tx`commit`.simple().execute();
+      const commit = tx`commit`.execute();
       // A failed setup (an unknown key) also fails the statement ("transaction is aborted"), often
       // in the same read: settle everything, then report the setup's error as the cause.
       const [opened, result, committed] = await Promise.allSettled([opening, rows, commit]);
@@ -197,7 +197,7 @@ export class Database {
     try {
       return await work(tx);
     } catch (error) {
-      await tx`rollback`.simple().catch(() => {});
+      await tx`rollback`.catch(() => {});
       throw translateDatabaseError(error);
     } finally {
       tx.release();
@@ -271,7 +271,7 @@ export class OpenTransaction {
   /** Sends `last` (for example the record of the call) and COMMIT in one round trip. */
   async commit(last: (tx: Tx) => postgres.PendingQuery<postgres.Row[]>): Promise<void> {
     await this.finish(async () => {
-      const results = await Promise.allSettled([this.opened, last(this.tx).execute(), this.tx`commit`.simple().execute()]);
+      const results = await Promise.allSettled([this.opened, last(this.tx).execute(), this.tx`commit`.execute()]);
       for (const result of results) if (result.status === "rejected") throw result.reason;
     });
   }
@@ -280,7 +280,7 @@ export class OpenTransaction {
   async commitAfterFailure(last: (tx: Tx) => postgres.PendingQuery<postgres.Row[]>): Promise<void> {
     await this.finish(async () => {
       const results = await Promise.allSettled([
-        this.opened, this.tx`rollback to savepoint operation`.simple().execute(), last(this.tx).execute(), this.tx`commit`.simple().execute(),
+        this.opened, this.tx`rollback to savepoint operation`.execute(), last(this.tx).execute(), this.tx`commit`.execute(),
       ]);
       for (const result of results) if (result.status === "rejected") throw result.reason;
     });
@@ -289,7 +289,7 @@ export class OpenTransaction {
   /** Rolls everything back (the scope or its rate limit refused the call). */
   async abandon(): Promise<void> {
     await this.finish(async () => {
-      await this.tx`rollback`.simple().catch(() => {});
+      await this.tx`rollback`.catch(() => {});
     });
   }
 
@@ -308,7 +308,7 @@ export class OpenTransaction {
     try {
       await work();
     } catch (error) {
-      await this.tx`rollback`.simple().catch(() => {});
+      await this.tx`rollback`.catch(() => {});
       throw translateDatabaseError(error);
     } finally {
       this.tx.release();
