@@ -265,16 +265,18 @@ async function oauthCheck(url: string, seconds: number): Promise<{ verifyMicros:
   const config = loadConfig({ GATEWAY_DATABASE_URL: url, PUBLIC_API_ROOT: "http://127.0.0.1:54321" });
   const owner = postgres(url, { max: 1, onnotice: () => {} });
   let grantId: string;
+  let userId: string;
   try {
-    const [row] = await owner<{ id: string }[]>`
+    const [row] = await owner<{ id: string; user_id: string }[]>`
       insert into mcp_oauth.grants (user_id, client_id, client_name, redirect_uri, scopes, resource)
       select id, 'bench-client', 'Bench', 'http://127.0.0.1:9/callback', '{events:read}', ${config.PUBLIC_API_ROOT + "/mcp"}
-      from core.users limit 1 returning id`;
+      from core.users limit 1 returning id, user_id`;
     grantId = row!.id;
+    userId = row!.user_id;
   } finally {
     await owner.end();
   }
-  const claims = { userId: "65f000000000000000000001", clientId: "bench-client", grantId, scopes: ["events:read"], resource: `${config.PUBLIC_API_ROOT}/mcp` };
+  const claims = { userId, clientId: "bench-client", grantId, scopes: ["events:read"], resource: `${config.PUBLIC_API_ROOT}/mcp` };
   const { token } = await signAccessToken(config, claims);
   for (let i = 0; i < 2000; i++) await verifyAccessToken(config, token); // warm the JIT
   const batches: number[] = [];
@@ -284,7 +286,7 @@ async function oauthCheck(url: string, seconds: number): Promise<{ verifyMicros:
     batches.push(performance.now() - started); // ms per 1,000 = µs per check
   }
   const statementMs = pgbenchP50(url, "mcp-oauth-access-allowed",
-    `select mcp_oauth.access_allowed('${grantId}', gen_random_uuid(), 1000000000);\n`, seconds);
+    `select mcp_oauth.access_allowed('${grantId}', gen_random_uuid(), 1000000000, '${claims.userId}', 'bench-client', '{events:read}');\n`, seconds);
   return { verifyMicros: median(batches), statementMs };
 }
 

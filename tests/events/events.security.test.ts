@@ -138,6 +138,19 @@ describe("who sees an event (RLS through the API)", () => {
   });
 });
 
+describe("text is well-formed Unicode", () => {
+  it("a lone UTF-16 surrogate in a name or a venue is refused with 400, never stored as U+FFFD", async () => {
+    const user = await t.userWithKey();
+    const refused = await expectErrorBody(await postEvent(t, user.key, eventBody({ name: "Gala \ud800 night" })), 400, "validation_failed");
+    expect(refused.details.issues[0].path).toBe("name");
+    await expectErrorBody(await postEvent(t, user.key, eventBody({ description: "\udc00 alone" })), 400, "validation_failed");
+    expect(await eventCount(user.id)).toBe(0);
+    const paired = await postEvent(t, user.key, eventBody({ name: "Gala \ud83c\udf89 night" }));
+    expect(paired.status).toBe(201);
+    expect((await paired.json()).name).toBe("Gala 🎉 night");
+  });
+});
+
 describe("slugs are unique per owner", () => {
   it("a duplicate slug for the same owner answers 409 slug_taken; another owner may reuse it", async () => {
     const a = await t.userWithKey();

@@ -1,6 +1,6 @@
 // The service's configuration: what loadConfig refuses and what it normalises.
 import { describe, expect, it } from "vitest";
-import { loadConfig } from "../../supabase/functions/_shared/config.ts";
+import { DEVELOPMENT_ENCRYPTION_KEY, DEVELOPMENT_TOKEN_SECRET, loadConfig } from "../../supabase/functions/_shared/config.ts";
 import { PRODUCTION_REQUIREMENTS } from "../setup/test-context.ts";
 
 const GATEWAY_DATABASE_URL = "postgres://postgres:postgres@127.0.0.1:54322/postgres";
@@ -11,6 +11,16 @@ describe("configuration", () => {
     expect(loadConfig({ GATEWAY_DATABASE_URL, APP_ENV: "development", ENABLE_BENCH_ROUTES: "true" }).ENABLE_BENCH_ROUTES).toBe(true);
     const SECRETS_ENCRYPTION_KEY = Buffer.alloc(32, 7).toString("base64");
     expect(loadConfig({ GATEWAY_DATABASE_URL, ...PRODUCTION_REQUIREMENTS, APP_ENV: "production", SECRETS_ENCRYPTION_KEY }).ENABLE_BENCH_ROUTES).toBe(false);
+  });
+
+  it("refuses the published development secrets in production, each by name", () => {
+    const own = { SECRETS_ENCRYPTION_KEY: Buffer.alloc(32, 7).toString("base64"), MCP_TOKEN_SECRET: "a-secret-of-our-own-0123456789-0123456789" };
+    const production = { GATEWAY_DATABASE_URL, ...PRODUCTION_REQUIREMENTS, APP_ENV: "production", ...own };
+    expect(() => loadConfig({ ...production, SECRETS_ENCRYPTION_KEY: DEVELOPMENT_ENCRYPTION_KEY })).toThrow(/SECRETS_ENCRYPTION_KEY: the published development value/);
+    expect(() => loadConfig({ ...production, MCP_TOKEN_SECRET: DEVELOPMENT_TOKEN_SECRET })).toThrow(/MCP_TOKEN_SECRET: the published development value/);
+    expect(loadConfig(production).APP_ENV).toBe("production");
+    expect(loadConfig({ GATEWAY_DATABASE_URL, APP_ENV: "development", SECRETS_ENCRYPTION_KEY: DEVELOPMENT_ENCRYPTION_KEY, MCP_TOKEN_SECRET: DEVELOPMENT_TOKEN_SECRET }).APP_ENV)
+      .toBe("development");
   });
 
   it("keeps PUBLIC_API_ROOT without a trailing slash, so links append /api/... cleanly", () => {

@@ -55,6 +55,15 @@ describe("one transaction per tools/call", () => {
     expect(await recordsOf("get_event")).toEqual([{ outcome: "error", error_code: "not_found", http_status: 404 }]);
   });
 
+  it("arguments with a lone UTF-16 surrogate are refused, and the refusal is recorded with them made well-formed", async () => {
+    const refused = await client.callTool({ name: "create_event", arguments: event("Gala \ud800 night") });
+    expect(refused.structuredContent).toMatchObject({ code: "validation_failed" });
+    expect(await eventsNamed("Gala \ud800 night")).toHaveLength(0);
+    const [record] = await t.owner<{ outcome: string; name: string }[]>`
+      select outcome, arguments ->> 'name' as name from mcp.tool_calls where user_id = ${user.id} and tool = 'create_event' order by id desc limit 1`;
+    expect(record).toEqual({ outcome: "error", name: "Gala \ufffd night" });
+  });
+
   it("when the record cannot be written, nothing the operation did is kept, and the call says so", async () => {
     const recordedBefore = (await recordsOf("create_event")).length;
     // The crash between the operation and its record: the record's insert fails inside the call's transaction.

@@ -97,6 +97,23 @@ describe("/mcp credentials", () => {
     }
   });
 
+  it("refuses a token signed with the right key whose person, client or scopes are not its grant's", async () => {
+    const tokens = await issueTokens(ctx, "bound@example.com", ["events:read"]);
+    const other = await ctx.userWithKey();
+    const claims = JSON.parse(Buffer.from(tokens.access_token.split(".")[1]!, "base64url").toString());
+    const cases = {
+      anotherPerson: await forge({ ...claims, sub: other.id }),
+      anotherClient: await forge({ ...claims, client_id: "https://another.example/client.json" }),
+      widerScopes: await forge({ ...claims, scope: "events:read events:write" }),
+    };
+    for (const [name, token] of Object.entries(cases)) {
+      const response = await mcpRequest(ctx, { authorization: `Bearer ${token}` });
+      expect(response.headers.get("www-authenticate"), name).toContain('error="invalid_token"');
+      await expectErrorBody(response, 401, "invalid_token");
+    }
+    expect((await mcpRequest(ctx, { authorization: `Bearer ${await forge(claims)}` })).status).toBe(200);
+  });
+
   it("refuses tokens of a grant the person revoked (REST with their API key), and an access token revoked by the client", async () => {
     const tokens = await issueTokens(ctx, "revoker@example.com", ["events:read"]);
     const bearer = { authorization: `Bearer ${tokens.access_token}` };

@@ -193,6 +193,23 @@ describe("usage/record", () => {
   });
 });
 
+describe("amounts", () => {
+  it("refuses a wei amount above 2^256-1 in settings and checks (400), and takes 2^256-1 itself", async () => {
+    const { user, sponsor } = await w.fundedSponsor(await w.newAccount());
+    const max = (2n ** 256n - 1n).toString();
+    const over = (2n ** 256n).toString();
+    expect(over).toHaveLength(78);
+    await expectErrorBody(await w.post("settings", { ...sponsor, enabledOperations: ["check_in"], maxCostPerTxWei: over }, { key: user.key }), 400, "validation_failed");
+    await expectErrorBody(await w.post("settings", { ...sponsor, enabledOperations: ["check_in"], sponsorDailyAmountWei: "9".repeat(78) }, { key: user.key }), 400, "validation_failed");
+    const saved = await w.post("settings", { ...sponsor, enabledOperations: ["check_in"], maxCostPerTxWei: max }, { key: user.key });
+    expect(saved.status).toBe(200);
+    expect((await saved.json()).maxCostPerTxWei).toBe(max);
+    const actor = await w.newAccount();
+    const call = { clientId: CLIENT_ID, targetAddress: w.target, callData: w.checkInCall(actor), nativeValueWei: "0" };
+    await expectErrorBody(await w.post("check", { ...sponsor, operationType: "check_in", ...call, actorAddress: actor.address, maxCostWei: over }, { key: user.key }), 400, "validation_failed");
+  });
+});
+
 describe("check and deposits", () => {
   it("refuses an actor the caller has not linked (403 actor_not_linked)", async () => {
     const { sponsor } = await w.fundedSponsor(await w.newAccount());

@@ -57,6 +57,9 @@ function jsonSetting<T extends z.ZodTypeAny>(schema: T, fallback: string, shape:
  */
 export const DEVELOPMENT_ENCRYPTION_KEY = "ZGV2ZWxvcG1lbnQta2V5LW5vdC1mb3ItcHJvZHVjdGk=";
 
+/** Published, like the key above: outside production only, and refused in production. */
+export const DEVELOPMENT_TOKEN_SECRET = "development-mcp-token-secret-not-for-production";
+
 /** Every environment variable the service reads. README.md lists the same set. */
 const configSchema = z.object({
   // The service's own connection: the `api_gateway` login role, which cannot bypass RLS and can
@@ -175,6 +178,14 @@ const configSchema = z.object({
   }
   for (const name of ["SMTP_URL", "MAIL_FROM", "MCP_TOKEN_SECRET"] as const) {
     if (config.APP_ENV === "production" && !config[name]) ctx.addIssue({ code: "custom", path: [name], message: "required in production" });
+  }
+  // Anyone can read the published development values in this repository: a deployment using one
+  // would seal secrets and sign tokens that anyone can open or forge.
+  const published = { SECRETS_ENCRYPTION_KEY: DEVELOPMENT_ENCRYPTION_KEY, MCP_TOKEN_SECRET: DEVELOPMENT_TOKEN_SECRET } as const;
+  for (const [name, value] of Object.entries(published) as Array<[keyof typeof published, string]>) {
+    if (config.APP_ENV === "production" && config[name] === value) {
+      ctx.addIssue({ code: "custom", path: [name], message: "the published development value is refused in production; set a secret of your own" });
+    }
   }
   if (config.GEOCODER_PROVIDER !== "postgres" && !config.GEOCODER_URL) {
     ctx.addIssue({ code: "custom", path: ["GEOCODER_URL"], message: `required when GEOCODER_PROVIDER is ${config.GEOCODER_PROVIDER}` });

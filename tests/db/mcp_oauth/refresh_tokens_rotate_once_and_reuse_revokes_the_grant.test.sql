@@ -21,8 +21,8 @@ select is((select error from mcp_oauth.rotate_refresh_token(sha256('refresh-1'),
   'invalid_scope', 'a scope outside the grant is invalid_scope');
 select is((select error from mcp_oauth.rotate_refresh_token(sha256('refresh-1'), 'client-a', 'http://api.test/mcp', null, sha256('refresh-2'), 3600)),
   null, 'the first use rotates');
-select set_config('tests.grant_id', :'grant_id', true);
-select lives_ok($$select mcp_oauth.access_allowed(current_setting('tests.grant_id'), gen_random_uuid(), 100)$$,
+select set_config('tests.grant_id', :'grant_id', true), set_config('tests.rita', :'rita', true);
+select lives_ok($$select mcp_oauth.access_allowed(current_setting('tests.grant_id'), gen_random_uuid(), 100, current_setting('tests.rita'), 'client-a', '{events:read}')$$,
   'access tokens of the live grant are allowed');
 select is((select error from mcp_oauth.rotate_refresh_token(sha256('refresh-2'), 'client-a', null, null, sha256('refresh-3'), 3600)),
   null, 'the new token rotates in turn');
@@ -33,7 +33,7 @@ select is((select error from mcp_oauth.rotate_refresh_token(sha256('refresh-1'),
 select is((select revoked_reason from mcp_oauth.grants where id = :'grant_id'), 'refresh_token_reuse', 'the reuse revoked the grant');
 select is((select error from mcp_oauth.rotate_refresh_token(sha256('refresh-3'), 'client-a', null, null, sha256('refresh-5'), 3600)),
   'invalid_grant', 'the newest token of the family is dead too');
-select throws_ok($$select mcp_oauth.access_allowed(current_setting('tests.grant_id'), gen_random_uuid(), 100)$$,
+select throws_ok($$select mcp_oauth.access_allowed(current_setting('tests.grant_id'), gen_random_uuid(), 100, current_setting('tests.rita'), 'client-a', '{events:read}')$$,
   'PT401', 'the access token has been revoked', 'access tokens of the revoked grant are refused');
 
 -- Expiry.

@@ -11,7 +11,7 @@ import type { Context } from "hono";
 import { getCookie } from "hono/cookie";
 import { createMiddleware } from "hono/factory";
 import { jwtVerify, SignJWT } from "jose";
-import type { Config } from "../config.ts";
+import { type Config, DEVELOPMENT_TOKEN_SECRET } from "../config.ts";
 import { type DbScope, translateDatabaseError as translate } from "../db/database.ts";
 import { ApiError } from "../http/errors.ts";
 import type { AppEnv } from "../http/context.ts";
@@ -21,9 +21,6 @@ import { sha256 } from "../crypto/sha256.ts";
 export const READ_SCOPES = ["events:read", "hubs:read", "venues:read", "checkout:read", "sponsorship:read"] as const;
 export const WRITE_SCOPES = ["events:write", "hubs:write", "wallet:link", "sponsorship:write"] as const;
 export const MCP_SCOPES: readonly string[] = [...READ_SCOPES, ...WRITE_SCOPES];
-
-/** Published development key: outside production only (config refuses production without MCP_TOKEN_SECRET). */
-const DEVELOPMENT_TOKEN_SECRET = "development-mcp-token-secret-not-for-production";
 
 export function issuerOf(config: Config): string {
   return config.MCP_ISSUER ?? config.PUBLIC_API_ROOT;
@@ -212,7 +209,10 @@ export const requireMcpAccessToken = createMiddleware<AppEnv>(async (c, next) =>
   }
   const db = c.get("db");
   try {
-    await db.sql`select mcp_oauth.access_allowed(${token.grantId}, ${token.jti}::uuid, ${config.MCP_RATE_LIMIT_PER_MINUTE})`;
+    // The grant must also be the token's: its person, its client, and scopes within the grant's (a
+    // second guard beside the signature, should the signing secret ever leak).
+    await db.sql`select mcp_oauth.access_allowed(${token.grantId}, ${token.jti}::uuid, ${config.MCP_RATE_LIMIT_PER_MINUTE},
+      ${token.userId}, ${token.clientId}, ${token.scopes}::text[])`;
   } catch (error) {
     const translated = translate(error);
     if (translated instanceof ApiError && translated.status === 401) {

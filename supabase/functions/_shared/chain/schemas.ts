@@ -10,6 +10,12 @@ export const EvmAddress = z.string().regex(/^0x[0-9a-fA-F]{40}$/, "an EVM addres
 /** EVM chain ids as the database stores them: exact integers up to 2^53-1. */
 export const ChainId = z.number().int().min(1).max(Number.MAX_SAFE_INTEGER).openapi({ example: 8453 });
 
-/** An amount in a token's smallest unit (wei for the native currency): uint256 fits in 78 digits. */
+const UINT256_MAX = 2n ** 256n - 1n;
+
+/**
+ * An amount in a token's smallest unit (wei for the native currency), a uint256: at most 78 digits
+ * and at most 2^256-1, which no chain could hold or send.
+ */
 export const TokenAmount = z.string().regex(/^(0|[1-9][0-9]{0,77})$/, "a decimal string of the amount in the token's smallest unit")
+  .refine((amount) => amount.length < 78 || BigInt(amount) <= UINT256_MAX, "at most 2^256-1 (the largest uint256)")
   .openapi({ example: "10000000000000000" });

@@ -8,6 +8,7 @@ import type { z } from "zod";
 import { ANONYMOUS } from "../auth/principal.ts";
 import { contextFor, JsonText, type Answer, type Operation, runOperation } from "../operations/operation.ts";
 import { createRouter } from "./app.ts";
+import { refuseLoneSurrogates } from "./validation.ts";
 import type { AppEnv } from "./context.ts";
 
 type Out<T> = T extends z.ZodType ? z.output<T> : undefined;
@@ -62,7 +63,9 @@ export function routerOf(endpoints: readonly AnyEndpoint[]) {
   for (const { route, operation, input } of endpoints) {
     router.openapi(route, (async (c: Context<AppEnv>) => {
       const context = contextFor({ db: c.get("db"), config: c.get("config") }, c.get("principal") ?? ANONYMOUS, c.get("requestId"));
-      return send(c, await runOperation(operation, context, input(validRequest(c))));
+      const request = validRequest(c);
+      refuseLoneSurrogates(request.json);
+      return send(c, await runOperation(operation, context, input(request)));
     }) as never);
   }
   return router;

@@ -39,3 +39,30 @@ export function validationError(issues: readonly Issue[], what: Validated = "req
   const { message, details } = issueSummary(what, issues);
   return new ApiError(400, issueCode(issues), message, details);
 }
+
+/** A UTF-16 surrogate without its pair (JSON can carry one as an escape, "\\ud800"). */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/** `text` with each lone surrogate replaced by U+FFFD: for records of what was sent (the audit), never for data. */
+export const wellFormed = (text: string) => text.replace(new RegExp(LONE_SURROGATE.source, "g"), "\uFFFD");
+
+/** The path of the first string (or key) in `value` holding a lone surrogate, else undefined. */
+function loneSurrogateAt(value: unknown, path: string[] = []): string[] | undefined {
+  if (typeof value === "string") return LONE_SURROGATE.test(value) ? path : undefined;
+  if (value === null || typeof value !== "object") return undefined;
+  for (const [key, item] of Object.entries(value)) {
+    if (LONE_SURROGATE.test(key)) return [...path, key];
+    const found = loneSurrogateAt(item, [...path, key]);
+    if (found) return found;
+  }
+  return undefined;
+}
+
+/**
+ * Refuses text that is not well-formed Unicode: PostgreSQL would store a lone surrogate as U+FFFD,
+ * silently changing what was sent, so it is a 400 instead.
+ */
+export function refuseLoneSurrogates(value: unknown, what: Validated = "request"): void {
+  const path = loneSurrogateAt(value);
+  if (path) throw validationError([{ path, message: "holds a lone UTF-16 surrogate (not well-formed Unicode)" }], what);
+}

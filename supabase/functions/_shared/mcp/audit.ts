@@ -4,6 +4,7 @@
 // transaction it entered with the key). The person's decisions on confirmation links (approve,
 // refuse) are recorded in the same table (endpoint "confirmation", 20261123001500_mcp_confirmations.sql).
 import type { ApiKeyScope, Database, DbScope, Tx } from "../db/database.ts";
+import { wellFormed } from "../http/validation.ts";
 
 export type McpEndpoint = "backend" | "public";
 
@@ -56,12 +57,12 @@ const PRIVATE_KEY = /^0x[0-9a-fA-F]{64}$/;
 export function redactArguments(value: unknown, depth = 0): unknown {
   if (depth > 20) return REDACTED;
   if (typeof value === "string") {
-    return SECRET_VALUE.reduce((text, pattern) => text.replace(pattern, REDACTED), value);
+    return SECRET_VALUE.reduce((text, pattern) => text.replace(pattern, REDACTED), wellFormed(value));
   }
   if (Array.isArray(value)) return value.map((item) => redactArguments(item, depth + 1));
   if (value !== null && typeof value === "object") {
     return Object.fromEntries(Object.entries(value).map(([name, item]) => [
-      name,
+      wellFormed(name),
       SECRET_NAME.test(name) || (typeof item === "string" && /key/i.test(name) && PRIVATE_KEY.test(item)) ? REDACTED : redactArguments(item, depth + 1),
     ]));
   }

@@ -10,7 +10,7 @@ import type { z } from "zod";
 import type { DbScope, Tx } from "../db/database.ts";
 import type { McpCall } from "./call.ts";
 import { ApiError, errorBody } from "../http/errors.ts";
-import { validationError } from "../http/validation.ts";
+import { refuseLoneSurrogates, validationError } from "../http/validation.ts";
 import { type Answer, JsonText, type Operation, type OperationContext, runOperation } from "../operations/operation.ts";
 import { auditToolCall, type McpEndpoint, recordToolCall, type ToolCallRecord } from "./audit.ts";
 
@@ -233,6 +233,7 @@ async function runTool(definition: ToolDefinition, checked: Checked, session: To
     if (issues) return { answer: invalidArguments(issues, context.requestId), failed: true };
     try {
       const args = checked[VALID];
+      refuseLoneSurrogates(args, "arguments");
       const input = definition.toInput ? definition.toInput(args as never) : args;
       return { answer: answerOf(await runOperation(definition.operation, operationContext, input as never)), failed: false };
     } catch (error) {
