@@ -2,7 +2,7 @@
 // rule it depends on.
 import { SignJWT, UnsecuredJWT } from "jose";
 import { createHmac } from "node:crypto";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { expectErrorBody, startOfRateLimitWindow } from "../setup/test-context.ts";
 import {
   authorizeUrl, Browser, createOAuthTestContext, hiddenFields, issueTokens, mcpRequest, type OAuthTestContext, pkce, raceOnRowLock, RESOURCE, ROOT,
@@ -280,7 +280,8 @@ describe("redirect URIs and clients", () => {
     expect(await status("http://127.0.0.1:6123/cb")).toBe(200); // another port: the sign-in page
     expect(await status("https://app.example/cb")).toBe(200);
     for (const bad of ["http://127.0.0.1:6123/cb2", "http://127.0.0.1:6123/cb?x=1", "https://app.example/cb/", "https://app.example:8443/cb",
-      "https://evil.example/cb", "http://localhost:5000/cb"]) {
+      "https://evil.example/cb", "http://localhost:5000/cb", "http://127.0.0.1:6123/cb/../cb", "http://127.0.0.1:5000/x/../cb",
+      "http://127.0.0.1:6123/%63b", "http://127.0.0.1:6123//cb", "https://app.example/cb/../cb", "HTTP://127.0.0.1:6123/cb"]) {
       const response = await ctx.fetch(authorizeUrl({ clientId: registered.client_id, redirectUri: bad, challenge }));
       expect(response.status, bad).toBe(400);
       expect(response.headers.get("location"), bad).toBeNull();
@@ -314,14 +315,16 @@ describe("redirect URIs and clients", () => {
     }
   });
 
-  it("in production fetches metadata documents only over https from public addresses (SSRF)", async () => {
+  it("in production fetches metadata documents only over https from public addresses (SSRF), telling the caller no network detail", async () => {
     const production = await createOAuthTestContext({
       APP_ENV: "production", MCP_TOKEN_SECRET: "a-production-secret-for-this-test-only-0123", MCP_CIMD_TIMEOUT_MS: "1500",
     });
+    const logged = vi.spyOn(console, "error").mockImplementation(() => {});
     try {
       // Each target and why it is refused: the address (checked on the literal, or in the
-      // connection's own DNS lookup for a name), the scheme, or the URL's shape.
-      const targets: Record<string, string> = {
+      // connection's own DNS lookup for a name), in the log only; the scheme, or the URL's shape,
+      // which the caller chose, in the answer.
+      const unreachable: Record<string, string> = {
         "https://127.0.0.1/client.json": "not reachable (loopback IPv4 address)",
         "https://10.1.2.3/client.json": "not reachable (private IPv4 address)",
         "https://169.254.169.254/latest/meta-data": "not reachable (link-local IPv4 address)",
@@ -329,17 +332,43 @@ describe("redirect URIs and clients", () => {
         "https://[::ffff:127.0.0.1]/client.json": "not reachable (loopback IPv4 address)",
         "https://192.168.1.1:8443/client.json": "not reachable (private IPv4 address)",
         "https://localhost/client.json": "refused localhost (127.0.0.1: loopback IPv4 address)",
+      };
+      const refusedShape: Record<string, string> = {
         "http://127.0.0.1:9/client.json": "unknown client_id",
         "https://user:pw@example.com/client.json": "must not carry credentials",
         "https://example.com/": "must have a path",
       };
-      for (const [clientId, reason] of Object.entries(targets)) {
+      for (const [clientId, detail] of Object.entries(unreachable)) {
+        const response = await production.fetch(authorizeUrl({ clientId, redirectUri: "http://127.0.0.1:5555/cb", challenge: pkce().challenge }));
+        expect(response.status, clientId).toBe(400);
+        const page = await response.text();
+        expect(page, clientId).toContain("metadata document could not be fetched");
+        expect(page, clientId).not.toContain("reachable");
+        expect(page, clientId).not.toContain("127.0.0.1:");
+        expect(logged.mock.calls.map((call) => call.join(" ")).join("\n"), clientId).toContain(detail);
+      }
+      for (const [clientId, reason] of Object.entries(refusedShape)) {
         const response = await production.fetch(authorizeUrl({ clientId, redirectUri: "http://127.0.0.1:5555/cb", challenge: pkce().challenge }));
         expect(response.status, clientId).toBe(400);
         expect(await response.text(), clientId).toContain(reason);
       }
     } finally {
+      logged.mockRestore();
       await production.close();
+    }
+  });
+
+  it("answers a closed port, like any failure to fetch a metadata document, with no network detail", async () => {
+    const logged = vi.spyOn(console, "error").mockImplementation(() => {});
+    try {
+      const response = await ctx.fetch(authorizeUrl({ clientId: "https://127.0.0.1:1/client.json", redirectUri: "http://127.0.0.1:5555/cb", challenge: pkce().challenge }));
+      expect(response.status).toBe(400);
+      const page = await response.text();
+      expect(page).toContain("metadata document could not be fetched");
+      expect(page).not.toMatch(/ECONNREFUSED|127\.0\.0\.1:1/);
+      expect(logged.mock.calls.map((call) => call.join(" ")).join("\n")).toMatch(/ECONNREFUSED/);
+    } finally {
+      logged.mockRestore();
     }
   });
 });

@@ -35,25 +35,24 @@ export function isValidRedirectUri(uri: string): boolean {
   return /^[a-z][a-z0-9+.-]*\.[a-z0-9+.-]+:$/.test(url.protocol);
 }
 
+/** A loopback redirect URI's scheme and host, and its port when it has one (RFC 8252 7.3 lets only the port vary). */
+const LOOPBACK_AUTHORITY = /^http:\/\/(127\.0\.0\.1|localhost|\[::1\])(:\d{1,5})?(?=[/?]|$)/;
+
+/** The URI exactly as written, minus the port of a loopback host; undefined for any other URI. */
+function withoutLoopbackPort(uri: string): string | undefined {
+  const authority = LOOPBACK_AUTHORITY.exec(uri);
+  return authority ? `http://${authority[1]}${uri.slice(authority[0].length)}` : undefined;
+}
+
 /**
- * Exact matching (OAuth 2.1 2.3.1), except that a loopback redirect URI matches on any port: a
- * native client listens on whatever port is free (RFC 8252 7.3). Scheme, host, path and query
- * must still be identical.
+ * Whether `requested` is a registered redirect URI: the exact string, or for a loopback URI the exact
+ * string on another port. Strings are compared as sent, never normalised (`/cb/../cb` is not `/cb`).
  */
 export function redirectUriMatches(registered: readonly string[], requested: string): boolean {
   if (registered.includes(requested)) return true;
-  let asked: URL;
-  try {
-    asked = new URL(requested);
-  } catch {
-    return false;
-  }
-  if (!isLoopbackHttp(asked) || requested.includes("#")) return false;
-  return registered.some((uri) => {
-    const known = new URL(uri);
-    return isLoopbackHttp(known) && known.hostname === asked.hostname && known.pathname === asked.pathname &&
-      known.search === asked.search && known.username === "" && asked.username === "" && asked.password === "";
-  });
+  const asked = withoutLoopbackPort(requested);
+  return asked !== undefined && !requested.includes("#") && !requested.includes("@") &&
+    registered.some((uri) => withoutLoopbackPort(uri) === asked);
 }
 
 /** Resolves a client, fetching its metadata document when it has one and the cache has expired. */
@@ -76,7 +75,10 @@ export async function resolveClient(config: Config, db: Database, clientId: stri
   try {
     metadata = await fetchClientMetadata(clientId, config, isValidRedirectUri);
   } catch (error) {
-    if (error instanceof MetadataDocumentError) throw new ClientError(error.message);
+    if (error instanceof MetadataDocumentError) {
+      if (error.detail) console.error(`client metadata document ${clientId.slice(0, 200)}: ${error.detail}`);
+      throw new ClientError(error.message);
+    }
     throw error;
   }
   const expiresAt = new Date(Date.now() + config.MCP_CIMD_CACHE_SECONDS * 1000);

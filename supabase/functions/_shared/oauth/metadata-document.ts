@@ -17,7 +17,19 @@ import { publicAddressLookup, refusedAddressLiteral, requestHostname } from "../
 
 export const METADATA_DOCUMENT_MAX_BYTES = 10 * 1024;
 
-export class MetadataDocumentError extends Error {}
+/** Why a document was refused: `message` is for the caller; `detail`, when set, only for the log. */
+export class MetadataDocumentError extends Error {
+  constructor(message: string, readonly detail?: string) {
+    super(message);
+  }
+}
+
+/**
+ * What the caller is told of any failure to fetch: which addresses are refused, which ports answer,
+ * how TLS or a status failed would map the service's network for them. The detail goes to the log.
+ */
+const NOT_FETCHED = "the client's metadata document could not be fetched";
+const notFetched = (detail: string) => new MetadataDocumentError(NOT_FETCHED, detail);
 
 export interface ClientMetadata {
   clientName: string;
@@ -63,12 +75,14 @@ function fetchDocument(url: URL, config: Config): Promise<string> {
   const publicOnly = config.APP_ENV === "production";
   const hostname = requestHostname(url);
   const literalRefused = publicOnly ? refusedAddressLiteral(hostname) : null;
-  if (literalRefused) return Promise.reject(new MetadataDocumentError(`the client_id host is not reachable (${literalRefused})`));
+  if (literalRefused) return Promise.reject(notFetched(`the client_id host is not reachable (${literalRefused})`));
   return new Promise((resolve, reject) => {
-    const fail = (message: string) => {
+    const fail = (error: MetadataDocumentError) => {
       request.destroy();
-      reject(new MetadataDocumentError(message));
+      reject(error);
     };
+    // The size is the document's own (its host is one the guards allow), so the caller is told.
+    const tooLarge = () => fail(new MetadataDocumentError(`the metadata document is larger than ${METADATA_DOCUMENT_MAX_BYTES} bytes`));
     const request = (url.protocol === "https:" ? https : http).request({
       protocol: url.protocol,
       hostname,
@@ -79,16 +93,16 @@ function fetchDocument(url: URL, config: Config): Promise<string> {
       agent: false,
       lookup: publicOnly ? publicOnlyLookup : undefined,
     });
-    const deadline = setTimeout(() => fail(`no document within ${config.MCP_CIMD_TIMEOUT_MS} ms`), config.MCP_CIMD_TIMEOUT_MS);
+    const deadline = setTimeout(() => fail(notFetched(`no document within ${config.MCP_CIMD_TIMEOUT_MS} ms`)), config.MCP_CIMD_TIMEOUT_MS);
     request.on("response", (response) => {
       if (response.statusCode !== 200) {
         clearTimeout(deadline);
-        return fail(`the client_id URL answered ${response.statusCode} (redirects are not followed)`);
+        return fail(notFetched(`the client_id URL answered ${response.statusCode} (redirects are not followed)`));
       }
       const declared = Number(response.headers["content-length"] ?? 0);
       if (declared > METADATA_DOCUMENT_MAX_BYTES) {
         clearTimeout(deadline);
-        return fail(`the metadata document is larger than ${METADATA_DOCUMENT_MAX_BYTES} bytes`);
+        return tooLarge();
       }
       const chunks: Buffer[] = [];
       let size = 0;
@@ -96,7 +110,7 @@ function fetchDocument(url: URL, config: Config): Promise<string> {
         size += chunk.length;
         if (size > METADATA_DOCUMENT_MAX_BYTES) {
           clearTimeout(deadline);
-          return fail(`the metadata document is larger than ${METADATA_DOCUMENT_MAX_BYTES} bytes`);
+          return tooLarge();
         }
         chunks.push(chunk);
       });
@@ -106,12 +120,12 @@ function fetchDocument(url: URL, config: Config): Promise<string> {
       });
       response.on("error", (error) => {
         clearTimeout(deadline);
-        reject(new MetadataDocumentError(`reading the metadata document failed: ${error.message}`));
+        reject(notFetched(`reading the metadata document failed: ${error.message}`));
       });
     });
     request.on("error", (error) => {
       clearTimeout(deadline);
-      reject(error instanceof MetadataDocumentError ? error : new MetadataDocumentError(`fetching the metadata document failed: ${error.message}`));
+      reject(notFetched(`fetching the metadata document failed: ${error.message}`));
     });
     request.end();
   });
