@@ -119,6 +119,19 @@ describe("the in-process principal", () => {
   });
 });
 
+describe("refused calls", () => {
+  it("a call of a tool that does not exist is a JSON-RPC error, and recorded as unknown_tool", async () => {
+    const client = await connectClient(`http://localhost${PATH}`, { headers: { "x-api-key": user.key }, fetch: inProcessFetch(t.app) });
+    try {
+      await expect(client.callTool({ name: "no_such_tool", arguments: { x: 1 } })).rejects.toThrow(/no_such_tool/);
+    } finally {
+      await client.close();
+    }
+    const records = await t.owner`select endpoint, error_code, outcome, arguments from mcp.tool_calls where user_id = ${user.id} and tool = 'no_such_tool'`;
+    expect(records).toEqual([{ endpoint: "backend", error_code: "unknown_tool", outcome: "error", arguments: { x: 1 } }]);
+  });
+});
+
 describe("redaction", () => {
   it("redacts secrets by name and by form", () => {
     expect(redactArguments({

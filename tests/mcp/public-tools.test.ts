@@ -97,6 +97,22 @@ describe("public MCP tools and their scopes", () => {
       expect(response.headers.get("www-authenticate"), name).toContain(`scope="${scopes.join(" ")}"`);
     }
   });
+
+  it("records each refused call in the audit, with the code it was refused with", async () => {
+    const response = await mcpRequest(ctx, { authorization: `Bearer ${readOnly.access_token}`, "mcp-protocol-version": "2025-11-25" },
+      { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "delete_event", arguments: { eventId: "0123456789abcdef01234567" } } });
+    expect(response.status).toBe(403);
+    const unknown = await mcpRequest(ctx, { authorization: `Bearer ${readOnly.access_token}`, "mcp-protocol-version": "2025-11-25" },
+      { jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "drop_everything", arguments: { all: true } } });
+    expect(unknown.status).toBe(200);
+    const records = await ctx.owner<{ tool: string; error_code: string; http_status: number | null; client_id: string; arguments: unknown }[]>`
+      select tool, error_code, http_status, client_id, arguments from mcp.tool_calls
+      where tool in ('delete_event', 'drop_everything') and client_id = ${readOnly.clientId} order by id`;
+    expect(records).toEqual(expect.arrayContaining([
+      { tool: "delete_event", error_code: "insufficient_scope", http_status: 403, client_id: readOnly.clientId, arguments: { eventId: "0123456789abcdef01234567" } },
+      { tool: "drop_everything", error_code: "unknown_tool", http_status: null, client_id: readOnly.clientId, arguments: { all: true } },
+    ]));
+  });
 });
 
 describe("write tools answer what REST answers the person", () => {

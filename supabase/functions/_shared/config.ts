@@ -158,6 +158,9 @@ const configSchema = z.object({
   MCP_SIGN_IN_CODE_SECONDS: z.coerce.number().int().min(60).max(3600).default(600),
   MCP_SIGN_IN_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(20).default(5),
   MCP_SIGN_IN_CODES_PER_ADDRESS: z.coerce.number().int().min(1).max(1000).default(5),
+  // Codes per address and day: with MCP_SIGN_IN_MAX_ATTEMPTS tries each, the guesses an address can
+  // take a day (10 x 5 = 50 of a million codes by default).
+  MCP_SIGN_IN_CODES_PER_DAY: z.coerce.number().int().min(1).max(1000).default(10),
   MCP_SIGN_IN_REQUESTS_PER_IP: z.coerce.number().int().min(1).max(100_000).default(30),
   // How long the sign-in pages' own session (a cookie) lasts.
   MCP_BROWSER_SESSION_SECONDS: z.coerce.number().int().min(300).max(30 * 86_400).default(86_400),

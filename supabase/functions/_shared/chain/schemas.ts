@@ -17,5 +17,6 @@ const UINT256_MAX = 2n ** 256n - 1n;
  * and at most 2^256-1, which no chain could hold or send.
  */
 export const TokenAmount = z.string().regex(/^(0|[1-9][0-9]{0,77})$/, "a decimal string of the amount in the token's smallest unit")
-  .refine((amount) => amount.length < 78 || BigInt(amount) <= UINT256_MAX, "at most 2^256-1 (the largest uint256)")
+  // zod runs a refinement even after the pattern failed: only 78 digits are worth comparing.
+  .refine((amount) => !/^[0-9]{78}$/.test(amount) || BigInt(amount) <= UINT256_MAX, "at most 2^256-1 (the largest uint256)")
   .openapi({ example: "10000000000000000" });

@@ -10,7 +10,7 @@ import type { z } from "zod";
 import type { DbScope, Tx } from "../db/database.ts";
 import type { McpCall } from "./call.ts";
 import { ApiError, errorBody } from "../http/errors.ts";
-import { refuseLoneSurrogates, validationError } from "../http/validation.ts";
+import { refuseLoneSurrogates, validationError, wellFormed } from "../http/validation.ts";
 import { type Answer, JsonText, type Operation, type OperationContext, runOperation } from "../operations/operation.ts";
 import { auditToolCall, type McpEndpoint, recordToolCall, type ToolCallRecord } from "./audit.ts";
 
@@ -266,6 +266,27 @@ async function runTool(definition: ToolDefinition, checked: Checked, session: To
   return answer;
 }
 
+/**
+ * Records a call refused before any tool ran: a tool that does not exist (unknown_tool), or one the
+ * grant's scopes do not cover (insufficient_scope, refused over HTTP by the public endpoint). Never
+ * throws, like every record written apart from its call.
+ */
+export function auditRefusedCall(session: ToolSession, tool: string, args: unknown, errorCode: string, httpStatus: number | null): Promise<void> {
+  return auditToolCall(session.context.database, session.scope, {
+    endpoint: session.endpoint,
+    tool: wellFormed(tool).slice(0, 128) || "(unnamed)",
+    arguments: args,
+    outcome: "error",
+    errorCode,
+    httpStatus,
+    durationMs: 0,
+    requestId: session.context.requestId,
+    clientId: session.oauth?.clientId,
+    grantId: session.oauth?.grantId,
+    scopes: session.oauth?.scopes,
+  });
+}
+
 /** How tools/list shows a definition: its JSON Schemas converted once per process, as the SDK's McpServer lists a tool. */
 const listed = new WeakMap<ToolDefinition, Record<string, unknown>>();
 function listedTool(definition: ToolDefinition): Record<string, unknown> {
@@ -302,7 +323,10 @@ export function buildToolServer(
   server.setRequestHandler("tools/call", async (request) => {
     const { name, arguments: args } = request.params;
     const definition = Object.hasOwn(definitions, name) ? definitions[name] : undefined;
-    if (!definition) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Tool ${name} not found`);
+    if (!definition) {
+      await auditRefusedCall(session, name, args, "unknown_tool", null);
+      throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Tool ${name} not found`);
+    }
     const checked = schemasOf(definition).inputSchema["~standard"].validate(args ?? {}) as { value: Checked };
     const result = toToolResult(await runTool(definition, checked.value, session), session.context.requestId);
     return server.projectCallToolResult(result, listedTool(definition).outputSchema as never);

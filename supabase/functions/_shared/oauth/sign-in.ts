@@ -20,13 +20,13 @@ export const isEmailAddress = (text: string) => EMAIL.test(text);
 /** A sign-in code at rest: keyed with MCP_TOKEN_SECRET and bound to its address. */
 const codeHash = (config: Config, email: string, code: string) => keyedHash(config, "sign-in-code", `${email}:${code}`);
 
-/** A new code for `email`, to be mailed (mailSignInCode); a 429 ApiError past the limits per address or per IP. */
+/** A new code for `email`, to be mailed (mailSignInCode); a 429 ApiError past the limits per address (15 minutes, a day) or per IP. */
 export async function issueSignInCode(db: Database, config: Config, email: string, ip: string): Promise<{ signInId: string; code: string }> {
   const code = String(randomInt(0, 1_000_000)).padStart(6, "0");
   const [row] = await translated(db.sql<{ id: string }[]>`
       select mcp_oauth.issue_sign_in_code(${email}, ${ip}, ${codeHash(config, email, code)},
         ${config.MCP_SIGN_IN_CODE_SECONDS}, ${config.MCP_SIGN_IN_CODES_PER_ADDRESS}, ${config.MCP_SIGN_IN_REQUESTS_PER_IP},
-        ${SIGN_IN_WINDOW_SECONDS}) as id`);
+        ${SIGN_IN_WINDOW_SECONDS}, ${config.MCP_SIGN_IN_CODES_PER_DAY}) as id`);
   return { signInId: row!.id, code };
 }
 
