@@ -40,10 +40,12 @@ describe("API documentation", () => {
         expect(op.responses["404"]?.content["application/json"].schema.$ref, `${method} ${path}`).toBe("#/components/schemas/Error");
         continue;
       }
-      // SPEC 5.8: the sponsorship owner's routes also take the app session; the provider's verifier its own secret.
+      // SPEC 5.8: the sponsorship owner's routes also take the app session, and so do the gasless
+      // relays the check-in app sends; the provider's verifier its own secret.
+      const takesSession = path.startsWith("/api/v3/sponsorship/") || /\/(venue-)?gasless(\/|$)/.test(path);
       const allowed = path === "/api/v3/sponsorship/provider/verify"
         ? [[{ ProviderVerifierSecret: [] }]]
-        : [[{ ApiKeyAuth: [] }], ...(path.startsWith("/api/v3/sponsorship/") ? [[{ ApiKeyAuth: [] }, { SessionAuth: [] }]] : [])];
+        : [[{ ApiKeyAuth: [] }], ...(takesSession ? [[{ ApiKeyAuth: [] }, { SessionAuth: [] }]] : [])];
       expect(allowed, `${method} ${path}`).toContainEqual(op.security);
       expect(op.responses["401"]?.content["application/json"].schema.$ref, `${method} ${path}`).toBe("#/components/schemas/Error");
     }

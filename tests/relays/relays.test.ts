@@ -135,6 +135,25 @@ describe("nonces under concurrency", () => {
   });
 });
 
+describe("with the check-in app's session", () => {
+  it("relays a check-in and reads its progress with an app session token instead of an API key", async () => {
+    const sponsor = await w.venueSponsor();
+    const actor = await w.actor();
+    const token = await w.sessionToken(actor.user);
+    const call = { ...sponsor.sponsor, targetAddress: w.target, callData: w.checkInCall(actor.account.address, 7n), actorAddress: actor.account.address };
+    const accepted = await w.t.call("/api/v3/crypto/evm/venue-gasless", { method: "POST", json: call, headers: { authorization: `Bearer ${token}` } });
+    expect(accepted.status, await text(accepted)).toBe(202);
+    const { relayId } = await accepted.json();
+    const read = await w.t.call(`/api/v3/crypto/evm/venue-gasless/${relayId}`, { headers: { authorization: `Bearer ${token}` } });
+    expect(read.status, await text(read)).toBe(200);
+    expect(await read.json()).toMatchObject({ relayId });
+    // Another person's session sees no such relay.
+    const stranger = await w.actor();
+    await expectErrorBody(await w.t.call(`/api/v3/crypto/evm/venue-gasless/${relayId}`, { headers: { authorization: `Bearer ${await w.sessionToken(stranger.user)}` } }),
+      404, "relay_not_found");
+  });
+});
+
 describe("stuck transactions", () => {
   it("a transaction not mined is replaced with fees +12.5 % or more, and the relay is charged once for the one mined", async () => {
     const sponsor = await w.venueSponsor();

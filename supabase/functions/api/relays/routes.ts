@@ -1,11 +1,14 @@
-// Gasless relays' routes; the shapes are _shared/relays/schemas.ts. API keys only (SPEC 5.8 gives
-// the app session to the /sponsorship/ routes alone).
+// Gasless relays' routes; the shapes are _shared/relays/schemas.ts. A server's API key, or the
+// check-in app's session token: a sponsored check-in is relayed for the person at the door.
 import { createRoute, z } from "@hono/zod-openapi";
-import { requireApiKey } from "../../_shared/auth/middleware.ts";
+import { requireApiKeyOrSession } from "../../_shared/auth/middleware.ts";
 import { ErrorBodySchema, errorResponses } from "../../_shared/http/errors.ts";
 import { apiKeySecurity, jsonContent, ObjectId } from "../../_shared/http/openapi.ts";
 import { CollectionGaslessSchema, RelayAcceptedSchema, RelaySchema, VenueGaslessSchema } from "../../_shared/relays/schemas.ts";
 import { chainUnavailableResponse } from "../collections/routes.ts";
+
+/** A server's API key, or the check-in app's session: the app relays its own check-ins. */
+const keyOrSession = [...apiKeySecurity, { SessionAuth: [] }];
 
 const TAG = "Gasless relays";
 
@@ -28,8 +31,8 @@ export const venueGasless = createRoute({
   tags: [TAG],
   summary: "Relay a venue check-in call, gas paid by a sponsor",
   description: "The sponsor must enable `venue_gasless` and list the target in allowedTargets. " + FLOW,
-  security: apiKeySecurity,
-  middleware: [requireApiKey] as const,
+  security: keyOrSession,
+  middleware: [requireApiKeyOrSession] as const,
   request: { body: { required: true, ...jsonContent(VenueGaslessSchema) } },
   responses: {
     202: { description: "Signed and broadcast (or queued for broadcast)", ...jsonContent(RelayAcceptedSchema) },
@@ -49,8 +52,8 @@ export const collectionGasless = createRoute({
     "registered with static pricing, in the native currency, at a price of 0 can be minted gasless (409 `mint_not_free` " +
     "otherwise: the sponsor pays gas, never a price). The sponsor must enable `nft_mint`; its allowedTargets, when not empty, " +
     "must list the collection. " + FLOW,
-  security: apiKeySecurity,
-  middleware: [requireApiKey] as const,
+  security: keyOrSession,
+  middleware: [requireApiKeyOrSession] as const,
   request: { params: z.object({ collectionId: ObjectId }), body: { required: true, ...jsonContent(CollectionGaslessSchema) } },
   responses: {
     202: { description: "Signed and broadcast (or queued for broadcast)", ...jsonContent(RelayAcceptedSchema) },
@@ -70,8 +73,8 @@ export const getVenueGasless = createRoute({
   tags: [TAG],
   summary: "A venue relay's status",
   description: statusDescription,
-  security: apiKeySecurity,
-  middleware: [requireApiKey] as const,
+  security: keyOrSession,
+  middleware: [requireApiKeyOrSession] as const,
   request: { params: z.object({ relayId: ObjectId }) },
   responses: { 200: { description: "The relay", ...jsonContent(RelaySchema) }, ...errorResponses(400, 401, 404) },
 });
@@ -82,8 +85,8 @@ export const getCollectionGasless = createRoute({
   tags: [TAG],
   summary: "A gasless mint's status",
   description: statusDescription,
-  security: apiKeySecurity,
-  middleware: [requireApiKey] as const,
+  security: keyOrSession,
+  middleware: [requireApiKeyOrSession] as const,
   request: { params: z.object({ collectionId: ObjectId, relayId: ObjectId }) },
   responses: { 200: { description: "The relay", ...jsonContent(RelaySchema) }, ...errorResponses(400, 401, 404) },
 });
