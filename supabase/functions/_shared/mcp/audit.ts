@@ -82,9 +82,10 @@ function auditedArguments(value: unknown): unknown {
 /**
  * Stores one record with `write` (given the redacted arguments and the whole milliseconds). Never
  * throws: what was done is answered even when its record cannot be written, and the failure is
- * logged (without arguments). The record is written after what it records has been stored in its
- * own transaction (a tool's REST route, a link's decision): in the same one, a failing record would
- * undo an outcome whose effects (a linked wallet, a recorded deposit) other transactions already made.
+ * logged (without arguments). Used for what commits on its own (an operation with its own
+ * transactions, a link's decision, a refused call): there a failing record would undo an outcome whose
+ * effects (a linked wallet, a recorded deposit) other transactions already made. A call that runs in
+ * one transaction records itself with recordToolCall instead, and commits with its record.
  */
 async function append(record: AuditedRecord, what: string, write: (args: unknown, durationMs: number) => Promise<unknown>): Promise<void> {
   try {

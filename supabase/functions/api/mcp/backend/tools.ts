@@ -1,7 +1,6 @@
-// The backend MCP endpoint's tools: definitions only (name, title, zod input and output schemas,
-// annotations). What each one does is in implementations.ts: it calls one REST route in-process,
-// whose request schema is also the tool's input (or a field of it) and whose response schema is its
-// output, so structuredContent is exactly what REST answers.
+// The backend MCP endpoint's tools: each names the operation it runs (_shared/<domain>/operations.ts),
+// the same one its REST route runs. Its input is the route's request schema (or a field of it) and
+// its output the route's response schema, so structuredContent is exactly what REST answers.
 import { z } from "zod";
 import { define, type ToolAnnotations } from "../../../_shared/mcp/tools.ts";
 import { encodeContractCall } from "../../../_shared/chain/encode-call.ts";
@@ -15,7 +14,7 @@ import * as rawApi from "./raw-api.ts";
 import { pageSchema } from "../../../_shared/http/listing.ts";
 import { ObjectId } from "../../../_shared/http/openapi.ts";
 import { ProfileSchema } from "../../../_shared/identity/schemas.ts";
-import { CreateEventSchema, EventSchema, Status, UpdateEventSchema } from "../../../_shared/events/schemas.ts";
+import { CreateEventSchema, EventSchema, UpdateEventSchema } from "../../../_shared/events/schemas.ts";
 import { CreateHubSchema, HubListQuery, HubSchema, UpdateHubSchema } from "../../../_shared/hubs/schemas.ts";
 import * as hubs from "../../../_shared/hubs/operations.ts";
 import * as identity from "../../../_shared/identity/operations.ts";
