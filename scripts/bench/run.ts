@@ -16,6 +16,7 @@ const suites: Record<string, (o: { seconds: number }) => Promise<unknown>> = {
   webhooks: async (o) => (await import("./webhooks.ts")).benchWebhooks(o),
   sponsorship: async (o) => (await import("./sponsorship.ts")).benchSponsorship(o),
   mcp: async (o) => (await import("./mcp.ts")).benchMcp(o),
+  outage: async (o) => (await import("./outage.ts")).benchOutage(o),
 };
 
 const { values, positionals } = parseArgs({ options: { seconds: { type: "string", default: "10" } }, allowPositionals: true });

@@ -100,10 +100,18 @@ function runPg(binary: string, args: string[], options: { allowFailure?: boolean
   return result;
 }
 
-const CLUSTER_SETTINGS = `
+/** A cluster's folder and port: the project's own (localCluster), or a throwaway one a test starts. */
+export interface Cluster {
+  dir: string;
+  port: number;
+}
+
+export const localCluster = (): Cluster => ({ dir: dataDirectory(), port: LOCAL_PORT });
+
+const clusterSettings = (port: number) => `
 # Written by scripts/lib/local-postgres.ts: a disposable local cluster, tuned for tests.
 listen_addresses = '127.0.0.1'
-port = ${LOCAL_PORT}
+port = ${port}
 unix_socket_directories = '/tmp'
 max_connections = 400
 shared_buffers = 512MB
@@ -117,8 +125,8 @@ synchronous_commit = off
 full_page_writes = off
 `;
 
-function portAnswers(): boolean {
-  return spawnSync(`${PG_BIN}/pg_isready`, ["-q", "-h", "127.0.0.1", "-p", String(LOCAL_PORT)]).status === 0;
+function portAnswers(port: number): boolean {
+  return spawnSync(`${PG_BIN}/pg_isready`, ["-q", "-h", "127.0.0.1", "-p", String(port)]).status === 0;
 }
 
 export function isRunning(dir = dataDirectory()): boolean {
@@ -127,9 +135,8 @@ export function isRunning(dir = dataDirectory()): boolean {
 }
 
 /** Initialises the cluster when missing and starts it when stopped. A second call is a no-op. */
-export function startCluster(): { dataDir: string; started: boolean } {
+export function startCluster({ dir, port }: Cluster = localCluster()): { dataDir: string; started: boolean } {
   ensurePackages();
-  const dir = dataDirectory();
   if (!existsSync(join(dir, "PG_VERSION"))) {
     log(`initialising a cluster in ${dir}`);
     mkdirSync(join(dir, ".."), { recursive: true, mode: 0o755 });
@@ -146,30 +153,29 @@ export function startCluster(): { dataDir: string; started: boolean } {
       spawnSync("rm", ["-f", pwfile]);
     }
     const confPath = join(dir, "postgresql.auto.conf");
-    writeFileSync(confPath, CLUSTER_SETTINGS);
+    writeFileSync(confPath, clusterSettings(port));
     if (isRoot()) execFileSync("chown", ["postgres:postgres", confPath]);
   }
   if (isRunning(dir)) return { dataDir: dir, started: false };
-  if (portAnswers()) {
+  if (portAnswers(port)) {
     // Another checkout's cluster (same port, same credentials): two clusters cannot share the port.
-    log(`a PostgreSQL already listens on 127.0.0.1:${LOCAL_PORT}; using it`);
+    log(`a PostgreSQL already listens on 127.0.0.1:${port}; using it`);
     return { dataDir: dir, started: false };
   }
   runPg("pg_ctl", ["start", "-D", dir, "-l", join(dir, "server.log"), "-w", "-t", "60"]);
-  log(`started PostgreSQL on 127.0.0.1:${LOCAL_PORT}`);
+  log(`started PostgreSQL on 127.0.0.1:${port}`);
   return { dataDir: dir, started: true };
 }
 
-export function stopCluster(): boolean {
-  const dir = dataDirectory();
+/** `immediate` stops without a clean shutdown, as a crash or a pulled plug would. */
+export function stopCluster({ dir }: Cluster = localCluster(), mode: "fast" | "immediate" = "fast"): boolean {
   if (!isRunning(dir)) return false;
-  runPg("pg_ctl", ["stop", "-D", dir, "-m", "fast", "-w"]);
+  runPg("pg_ctl", ["stop", "-D", dir, "-m", mode, "-w"]);
   return true;
 }
 
 /** Stops the cluster and deletes its folder; the next start initialises a new one. */
-export function destroyCluster(): void {
-  stopCluster();
-  const dir = dataDirectory();
-  spawnSync("rm", ["-rf", dir]);
+export function destroyCluster(cluster: Cluster = localCluster()): void {
+  stopCluster(cluster);
+  spawnSync("rm", ["-rf", cluster.dir]);
 }

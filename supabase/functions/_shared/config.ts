@@ -70,6 +70,11 @@ const configSchema = z.object({
   DB_POOL_MAX: z.coerce.number().int().min(1).max(500).default(4),
   // Supabase's transaction pooler (port 6543) cannot keep prepared statements.
   DB_PREPARE: z.enum(["true", "false"]).default("true").transform((v) => v === "true"),
+  // A database that does not accept a connection within this is down: requests get 503
+  // database_unavailable until it does (db/availability.ts).
+  DB_CONNECT_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(60).default(5),
+  // The server cancels a statement of the service running longer (503 database_timeout); 0 never.
+  DB_STATEMENT_TIMEOUT_SECONDS: z.coerce.number().int().min(0).max(3600).default(15),
   APP_ENV: z.enum(["development", "test", "production"]).default("development"),
   // Without a trailing slash, so every link can append `/api/...`.
   PUBLIC_API_ROOT: z.string().url().default("http://127.0.0.1:54321").transform((root) => root.replace(/\/+$/, "")),

@@ -12,7 +12,7 @@ import { getCookie } from "hono/cookie";
 import { createMiddleware } from "hono/factory";
 import { jwtVerify, SignJWT } from "jose";
 import { type Config, DEVELOPMENT_TOKEN_SECRET } from "../config.ts";
-import { type DbScope, translateDatabaseError as translate } from "../db/database.ts";
+import type { DbScope } from "../db/database.ts";
 import { ApiError } from "../http/errors.ts";
 import type { AppEnv } from "../http/context.ts";
 import { sha256 } from "../crypto/sha256.ts";
@@ -134,13 +134,9 @@ export async function browserSession(c: Context<AppEnv>): Promise<BrowserSession
   const token = getCookie(c, browserSessionCookie(c.get("config")).name);
   if (!token || !/^mcs_[A-Za-z0-9_-]{43}$/.test(token)) return undefined;
   const hash = sha256(token);
-  let rows: { user_id: string; email: string | null }[];
-  try {
-    rows = await c.get("db").sql<{ user_id: string; email: string | null }[]>`select * from mcp_oauth.browser_session_user(${hash})`;
-  } catch (error) {
-    throw translate(error);
-  }
-  const [row] = rows;
+  const [row] = await c.get("db").query((sql) =>
+    sql<{ user_id: string; email: string | null }[]>`select * from mcp_oauth.browser_session_user(${hash})`
+  );
   return row ? { hash, userId: row.user_id, email: row.email ?? "" } : undefined;
 }
 
@@ -211,14 +207,13 @@ export const requireMcpAccessToken = createMiddleware<AppEnv>(async (c, next) =>
   try {
     // The grant must also be the token's: its person, its client, and scopes within the grant's (a
     // second guard beside the signature, should the signing secret ever leak).
-    await db.sql`select mcp_oauth.access_allowed(${token.grantId}, ${token.jti}::uuid, ${config.MCP_RATE_LIMIT_PER_MINUTE},
-      ${token.userId}, ${token.clientId}, ${token.scopes}::text[])`;
+    await db.query((sql) => sql`select mcp_oauth.access_allowed(${token.grantId}, ${token.jti}::uuid, ${config.MCP_RATE_LIMIT_PER_MINUTE},
+      ${token.userId}, ${token.clientId}, ${token.scopes}::text[])`);
   } catch (error) {
-    const translated = translate(error);
-    if (translated instanceof ApiError && translated.status === 401) {
+    if (error instanceof ApiError && error.status === 401) {
       throw unauthorized(config, "invalid_token", "The access token has been revoked.", true);
     }
-    throw translated;
+    throw error;
   }
   c.set("principal", { kind: "oauth", userId: token.userId, clientId: token.clientId, grantId: token.grantId, scopes: token.scopes });
   await next();

@@ -1,6 +1,5 @@
 import { createMiddleware } from "hono/factory";
 import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify, type JWTVerifyGetKey } from "jose";
-import postgres from "postgres";
 import type { Config } from "../config.ts";
 import { ApiKeyScope, type Database } from "../db/database.ts";
 import { ApiError } from "../http/errors.ts";
@@ -121,9 +120,9 @@ export const refuseBrowserRequests = createMiddleware<AppEnv>(async (c, next) =>
   await next();
 });
 
-// The database refuses an email that another user already has (23505), that fails its format
-// check (23514) or that holds a NUL (22021).
-const REFUSED_EMAIL = new Set(["23505", "23514", "22021"]);
+// The database refuses an email that another user already has (23505: 409 conflict), that fails its
+// format check (23514) or that holds a NUL (22021): 400 validation_failed.
+const refusedEmail = (error: unknown) => error instanceof ApiError && (error.code === "conflict" || error.code === "validation_failed");
 
 /**
  * The service user of a session's auth user, provisioned on first sight with the token's email.
@@ -132,11 +131,11 @@ const REFUSED_EMAIL = new Set(["23505", "23514", "22021"]);
  */
 async function userForAuthUser(db: Database, sub: string, email: string | null): Promise<string> {
   try {
-    const [row] = await db.sql<{ id: string }[]>`select core.user_for_auth_user(${sub}::uuid, ${email}) as id`;
+    const [row] = await db.query((sql) => sql<{ id: string }[]>`select core.user_for_auth_user(${sub}::uuid, ${email}) as id`);
     return row!.id;
   } catch (error) {
-    if (email === null || !(error instanceof postgres.PostgresError) || !REFUSED_EMAIL.has(error.code)) throw error;
-    const [row] = await db.sql<{ id: string }[]>`select core.user_for_auth_user(${sub}::uuid, null) as id`;
+    if (email === null || !refusedEmail(error)) throw error;
+    const [row] = await db.query((sql) => sql<{ id: string }[]>`select core.user_for_auth_user(${sub}::uuid, null) as id`);
     return row!.id;
   }
 }

@@ -1,6 +1,7 @@
 import postgres from "postgres";
 import { AcceptedKeyCache } from "../auth/api-keys.ts";
 import { ApiError } from "../http/errors.ts";
+import { Availability, DATABASE_RETRY_AFTER_SECONDS, databaseUnavailable, isDatabaseUnavailable } from "./availability.ts";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 
 export type Sql = postgres.Sql;
@@ -34,12 +35,25 @@ export type DbScope = ClaimsScope | ApiKeyScope;
 
 export const SERVICE_SCOPE: ClaimsScope = { kind: "claims", role: "service_role", claims: { role: "service_role" } };
 
-export function connect(url: string, options: { max: number; prepare: boolean }): Sql {
+export interface ConnectOptions {
+  max: number;
+  prepare: boolean;
+  /** How long opening a connection may take; a database that does not answer in time is down. */
+  connectTimeoutSeconds?: number;
+  /** The server cancels a statement running longer (statement_timeout); 0 never. */
+  statementTimeoutSeconds?: number;
+}
+
+export function connect(url: string, options: ConnectOptions): Sql {
   return postgres(url, {
     max: options.max,
     prepare: options.prepare,
     idle_timeout: 60,
-    connect_timeout: 10,
+    connect_timeout: options.connectTimeoutSeconds ?? 5,
+    // postgres.js waits longer after each failed connect (up to 20 s by default), and a queued
+    // request waits with it: after an outage the pool would come back late. At most half a second.
+    backoff: (retries: number) => Math.min(0.05 * 2 ** retries, 0.5),
+    ...(options.statementTimeoutSeconds ? { connection: { statement_timeout: options.statementTimeoutSeconds * 1000 } } : {}),
     onnotice: () => {},
     // bigint columns arrive as strings by default; counts and ids here fit in a JS number.
     types: { bigint: postgres.BigInt },
@@ -64,12 +78,52 @@ export interface StatementOptions {
 export class Database {
   /** Keys this database accepted lately: requireApiKey checks any other key before parsing the request. */
   readonly acceptedKeys = new AcceptedKeyCache();
+  /** Whether the database answers; while it does not, requests get a fast 503 (availability.ts). */
+  readonly availability: Availability;
+  private readonly acquireTimeoutMs: number;
+  private readonly probeSql: Sql;
 
   /**
    * `keyCheckSql` is a small pool of its own for checking keys not accepted lately (`checkNewKey`): a
    * flood of made-up keys then queues behind itself, never in front of authenticated requests.
+   * `probeSql` asks whether the database answers when a connection was lost: a pool of its own, so
+   * the question never waits behind queued work (one connection, open only around an outage). A
+   * request waits at most `acquireTimeoutMs` for a connection of the pool.
    */
-  constructor(readonly sql: Sql, private readonly keyCheckSql: Sql = sql) {}
+  constructor(
+    private readonly pool: Sql,
+    private readonly keyCheckSql: Sql = pool,
+    options: { probeSql?: Sql; acquireTimeoutMs?: number; probeTimeoutMs?: number } = {},
+  ) {
+    this.acquireTimeoutMs = options.acquireTimeoutMs ?? 10_000;
+    this.probeSql = options.probeSql ?? keyCheckSql;
+    const probeSql = this.probeSql;
+    this.availability = new Availability(() => probeSql`select 1`.execute(), options.probeTimeoutMs ?? 5_000);
+  }
+
+  /** The pool itself, for background work (jobs, LISTEN); requests use `query`. Refused while the database is down. */
+  get sql(): Sql {
+    this.availability.refuseWhileDown();
+    return this.pool;
+  }
+
+  /**
+   * One statement on the pool outside any principal's scope (the OAuth and session functions that
+   * check their own credentials): refused at once while the database is down, its error translated.
+   */
+  async query<T extends readonly postgres.MaybeRow[]>(statement: (sql: Sql) => postgres.PendingQuery<T>): Promise<T> {
+    try {
+      return await this.availability.wait(() => statement(this.pool).execute(), this.acquireTimeoutMs);
+    } catch (error) {
+      throw this.translated(error);
+    }
+  }
+
+  /** `error` as the API's error; a lost connection also makes the availability probe ask. */
+  translated(error: unknown): unknown {
+    this.availability.noticed(error);
+    return translateDatabaseError(error);
+  }
 
   async transaction<T>(scope: DbScope, work: (tx: Tx) => Promise<T>): Promise<T> {
     return this.reservedFor(scope, async (tx) => {
@@ -113,7 +167,7 @@ export class Database {
    * at once and not awaited, so the operation's first statement goes out in the same round trip.
    */
   async open(scope: DbScope, enter?: (tx: Tx) => postgres.PendingQuery<postgres.Row[]>): Promise<OpenTransaction> {
-    const tx = await this.sql.reserve();
+    const tx = await this.reserve();
     const begin = tx`begin`.simple().execute();
     const entered = enter
       ? enter(tx).execute().then((rows) => {
@@ -122,10 +176,10 @@ export class Database {
       : this.enter(tx, scope);
     const savepoint = tx`savepoint operation`.simple().execute();
     const opened = Promise.all([begin, entered, savepoint]).catch((error) => {
-      throw this.refused(scope, translateDatabaseError(error));
+      throw this.refused(scope, this.translated(error));
     });
     opened.catch(() => {}); // the caller awaits it; this only keeps an early failure from counting as unhandled
-    return new OpenTransaction(tx, scope, opened);
+    return new OpenTransaction(tx, scope, opened, (error) => this.translated(error));
   }
 
   /**
@@ -138,16 +192,16 @@ export class Database {
     ownerOf: (rows: T) => string | undefined,
   ): Promise<T> {
     try {
-      const rows = await call(this.sql, scope.keyHash, scope.requiredPermissions);
+      const rows = await this.availability.wait(() => call(this.pool, scope.keyHash, scope.requiredPermissions).execute(), this.acquireTimeoutMs);
       this.accepted(scope, ownerOf(rows));
       return rows;
     } catch (error) {
-      throw this.refused(scope, translateDatabaseError(error));
+      throw this.refused(scope, this.translated(error));
     }
   }
 
   /** The user an API key belongs to, in one statement; throws the 401 or 403 of enter_api_key_scope. */
-  async apiKeyOwner(scope: ApiKeyScope, sql = this.sql): Promise<string> {
+  async apiKeyOwner(scope: ApiKeyScope, sql = this.pool): Promise<string> {
     const [row] = await this.apiKeyFunction(scope, (_, keyHash, required) =>
       sql<{ id: string }[]>`select core.enter_api_key_scope(${keyHash}, ${required}::text[]) as id`, ([owner]) => owner!.id);
     return row!.id;
@@ -165,8 +219,7 @@ export class Database {
   }
 
   async close(): Promise<void> {
-    await this.sql.end({ timeout: 5 });
-    if (this.keyCheckSql !== this.sql) await this.keyCheckSql.end({ timeout: 5 });
+    for (const sql of new Set([this.pool, this.keyCheckSql, this.probeSql])) await sql.end({ timeout: 5 });
   }
 
   /** `ownerId` is unknown only when an API-key function returned no row. */
@@ -193,14 +246,27 @@ export class Database {
 
   /** Runs `work` on a connection of its own; any failure rolls back and comes out translated. */
   private async reserved<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
-    const tx = await this.sql.reserve();
+    const tx = await this.reserve();
     try {
       return await work(tx);
     } catch (error) {
       await tx`rollback`.catch(() => {});
-      throw translateDatabaseError(error);
+      throw this.translated(error);
     } finally {
       tx.release();
+    }
+  }
+
+  /**
+   * A connection of the pool, waited for at most acquireTimeoutMs, and not at all while the database
+   * is down. The bound also covers postgres.js 3.4.9 leaving a waiting reserve() unanswered forever
+   * when the connection it waits for closes and reconnects (porsager/postgres#1195).
+   */
+  private async reserve(): Promise<Tx> {
+    try {
+      return await this.availability.wait(() => this.pool.reserve(), this.acquireTimeoutMs, (late) => late.release());
+    } catch (error) {
+      throw this.translated(error);
     }
   }
 
@@ -254,7 +320,12 @@ export function scoped(db: Database, scope: DbScope): Scoped {
 export class OpenTransaction {
   private finished = false;
 
-  constructor(private readonly tx: Tx, readonly scope: DbScope, readonly opened: Promise<unknown>) {}
+  constructor(
+    private readonly tx: Tx,
+    readonly scope: DbScope,
+    readonly opened: Promise<unknown>,
+    private readonly translate: (error: unknown) => unknown,
+  ) {}
 
   /**
    * The principal's access inside this transaction. A failed statement leaves the transaction
@@ -298,7 +369,7 @@ export class OpenTransaction {
       return await work;
     } catch (error) {
       await this.opened; // a refused scope is the real cause of a failed statement
-      throw translateDatabaseError(error);
+      throw this.translate(error);
     }
   }
 
@@ -309,7 +380,7 @@ export class OpenTransaction {
       await work();
     } catch (error) {
       await this.tx`rollback`.catch(() => {});
-      throw translateDatabaseError(error);
+      throw this.translate(error);
     } finally {
       this.tx.release();
     }
@@ -332,6 +403,13 @@ function jsonDetail(detail: string | undefined): unknown {
  * their natural status.
  */
 export function translateDatabaseError(error: unknown): unknown {
+  if (isDatabaseUnavailable(error)) return databaseUnavailable();
+  // statement_timeout (DB_STATEMENT_TIMEOUT_SECONDS): the database is there but overloaded or blocked.
+  if (error instanceof postgres.PostgresError && error.code === "57014") {
+    return new ApiError(503, "database_timeout", "The database did not finish in time; retry shortly.", undefined, {
+      "Retry-After": String(DATABASE_RETRY_AFTER_SECONDS),
+    });
+  }
   if (error instanceof ApiError || !(error instanceof postgres.PostgresError)) return error;
   const { code, message, hint } = error;
   if (/^PT[45]\d\d$/.test(code)) {

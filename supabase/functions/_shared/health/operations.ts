@@ -1,6 +1,7 @@
 // Liveness and readiness, for load balancers and deploy checks: public, no credential. Readiness
 // asks the database on the pool itself (no role, no claims): whether it answers, whether the login
 // could bypass RLS, and whether every migration this code needs is applied.
+import { databaseUnavailable } from "../db/availability.ts";
 import { REQUIRED_SCHEMA_VERSION } from "../db/schema-version.ts";
 import { ApiError } from "../http/errors.ts";
 import { ok, operation } from "../operations/operation.ts";
@@ -16,11 +17,13 @@ export const readiness = operation({
   name: "health.ready",
   ownTransactions: true,
   async run({ database, config }) {
-    const rows = await database.sql<{ version: string | null; bypasses_rls: boolean }[]>`
-      select max(version) as version,
-        (select rolsuper or rolbypassrls from pg_roles where rolname = current_user) as bypasses_rls
-      from supabase_migrations.schema_migrations`.catch(() => {
-      throw new ApiError(503, "database_unreachable", "The database does not answer.");
+    const rows = await database.query((sql) =>
+      sql<{ version: string | null; bypasses_rls: boolean }[]>`
+        select max(version) as version,
+          (select rolsuper or rolbypassrls from pg_roles where rolname = current_user) as bypasses_rls
+        from supabase_migrations.schema_migrations`
+    ).catch(() => {
+      throw databaseUnavailable();
     });
     // RLS is the access rule only if the service cannot bypass it: production refuses such a login.
     if (rows[0]?.bypasses_rls && config.APP_ENV === "production") {

@@ -4,6 +4,7 @@ import { HTTPException } from "hono/http-exception";
 import { methodNotAllowed } from "hono/method-not-allowed";
 import { requestId } from "hono/request-id";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
+import { databaseUnavailable, isDatabaseUnavailable } from "../db/availability.ts";
 import type { AppEnv, AppServices } from "./context.ts";
 import { ApiError, errorResponse } from "./errors.ts";
 import { bodyLimit, refuseUndecodableBodies, requestLimits } from "./request-limits.ts";
@@ -30,6 +31,9 @@ const STATUS_CODES: Partial<Record<number, string>> = {
 };
 
 function toApiError(error: unknown): ApiError {
+  // Database errors are usually translated where the statement ran; an outage is caught here too,
+  // wherever it surfaced.
+  if (isDatabaseUnavailable(error)) return databaseUnavailable();
   if (error instanceof ApiError) return error;
   if (error instanceof HTTPException) {
     if (error.status === 400 && /malformed json/i.test(error.message)) {
@@ -72,6 +76,7 @@ export function createBaseApp(services: AppServices) {
   app.use(bodyLimit(services.config.BODY_LIMIT_BYTES));
   app.notFound((c) => errorResponse(c, new ApiError(404, "not_found", `No route for ${c.req.method} ${c.req.path}.`)));
   app.onError((error, c) => {
+    services.db.availability.noticed(error); // from a statement outside Database's own methods
     const apiError = toApiError(error);
     if (apiError.status >= 500 && !(error instanceof ApiError)) {
       // Never the request's headers or body: they may carry keys and secrets.

@@ -48,7 +48,7 @@ export function errorResponse(c: Context, error: ApiError): Response {
 
 /**
  * OpenAPI response entries for the error statuses a route can answer, plus the request limits every
- * route enforces (414, 431).
+ * route enforces (414, 431) and the database outage every route can meet (503).
  */
 export function errorResponses(...statuses: Array<400 | 401 | 403 | 404 | 409 | 410 | 413 | 415 | 429 | 503>) {
   const descriptions: Record<number, string> = {
@@ -65,10 +65,10 @@ export function errorResponses(...statuses: Array<400 | 401 | 403 | 404 | 409 | 
     414: "URL path and query longer than 8 KiB (code `uri_too_long`)",
     431: "Headers over 16 KiB or 100 fields (code `headers_too_large`)",
     429: "Rate limited (code `rate_limited`, with `Retry-After`)",
-    503: "Not ready (codes `database_unreachable`, `migrations_pending`, `unsafe_database_role`)",
+    503: "The database is not reachable right now (code `database_unavailable`, with `Retry-After`), or the service is not ready (`migrations_pending`, `unsafe_database_role`)",
   };
   return Object.fromEntries(
-    [...statuses, 414, 431].map((s) => [s, { description: descriptions[s]!, content: { "application/json": { schema: ErrorBodySchema } } }]),
+    [...statuses, 414, 431, 503].map((s) => [s, { description: descriptions[s]!, content: { "application/json": { schema: ErrorBodySchema } } }]),
   );
 }
 

@@ -20,9 +20,14 @@ export class McpCall {
   take<T>(work: (transaction: OpenTransaction, refused: (error: unknown) => void) => Promise<T>): Promise<T> | undefined {
     if (this.taken) return undefined;
     this.taken = true;
-    const running = this.open().then((transaction) => work(transaction, (error) => {
+    const refused = (error: unknown) => {
       this.refusal = error;
-    }));
+    };
+    // A transaction that cannot open (the database is down) is refused like a refused scope.
+    const running = this.open().then((transaction) => work(transaction, refused), (error) => {
+      refused(error);
+      throw error;
+    });
     this.finished = running.then(() => {}, () => {});
     return running;
   }
@@ -30,7 +35,7 @@ export class McpCall {
   /**
    * After the SDK answered (a JSON answer once the tool finished, or an event stream that it is
    * still writing): waits for the tool, then throws a refusal of the call's opening, to be answered
-   * over HTTP with its status (401, 429), or hands the answer on.
+   * over HTTP with its status (401, 429, 503), or hands the answer on.
    */
   async settle(response: Response): Promise<Response> {
     await this.finished;

@@ -7,7 +7,7 @@
 // rolled back to the savepoint after the scope and recorded as failed.
 import { type CallToolResult, ProtocolError, ProtocolErrorCode, Server, type StandardSchemaWithJSON } from "@modelcontextprotocol/server";
 import type { z } from "zod";
-import type { DbScope, Tx } from "../db/database.ts";
+import { type DbScope, translateDatabaseError, type Tx } from "../db/database.ts";
 import type { McpCall } from "./call.ts";
 import { ApiError, errorBody } from "../http/errors.ts";
 import { refuseLoneSurrogates, validationError, wellFormed } from "../http/validation.ts";
@@ -192,7 +192,8 @@ function toToolResult(answer: ToolAnswer, requestId: string): CallToolResult {
   return { content: [{ type: "text", text: `${body.code}: ${body.message}` }], structuredContent: body, isError: true };
 }
 
-function answerOfError(error: unknown, requestId: string, tool: string): ToolAnswer {
+function answerOfError(failure: unknown, requestId: string, tool: string): ToolAnswer {
+  const error = translateDatabaseError(failure);
   if (error instanceof ApiError) return { status: error.status, body: errorBody(requestId, error.code, error.message, error.details) };
   console.error(`[${requestId}] MCP tool ${tool} failed:`, error);
   return { status: 500, body: errorBody(requestId, "internal_error", "The service failed to run the tool.") };
@@ -254,7 +255,12 @@ async function runTool(definition: ToolDefinition, checked: Checked, session: To
         await (failed ? transaction.commitAfterFailure(last) : transaction.commit(last));
         return answer;
       } catch (error) {
-        // Nothing was committed: neither what the operation did nor its record.
+        // Nothing was committed: neither what the operation did nor its record. Without a database
+        // the call is answered over HTTP (503 database_unavailable), like a refused opening.
+        if (error instanceof ApiError && error.code === "database_unavailable") {
+          refused(error);
+          return answer;
+        }
         console.error(`[${context.requestId}] MCP call of ${definition.name} could not be recorded:`, error instanceof Error ? error.message : error);
         return answerOfError(new ApiError(503, "audit_unavailable", "The call could not be recorded, so nothing it did was kept; try again."), context.requestId, definition.name);
       }

@@ -6,7 +6,6 @@ import { type BrowserSession, MCP_SCOPES, mcpResourceOf, randomToken, sha256, si
 import type { Config } from "../config.ts";
 import type { Database } from "../db/database.ts";
 import { ClientError, type OAuthClient, redirectUriMatches, resolveClient } from "./clients.ts";
-import { translated } from "./errors.ts";
 
 const REQUEST_SECONDS = 15 * 60;
 const CODE_SECONDS = 60;
@@ -117,7 +116,7 @@ export function consentedScopes(request: AuthorizationRequest, ticked: readonly 
  */
 export async function issueAuthorizationCode(db: Database, session: BrowserSession, request: AuthorizationRequest, scopes: readonly string[]): Promise<string> {
   const code = randomToken("mca_");
-  await translated(db.sql`select mcp_oauth.approve(${session.hash}, ${request.clientId}, ${request.clientName}, ${request.redirectUri},
+  await db.query((sql) => sql`select mcp_oauth.approve(${session.hash}, ${request.clientId}, ${request.clientName}, ${request.redirectUri},
       ${[...new Set(scopes)]}::text[], ${request.resource}, ${sha256(code)}, ${request.codeChallenge}, ${CODE_SECONDS})`);
   return code;
 }

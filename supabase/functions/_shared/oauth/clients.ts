@@ -4,7 +4,7 @@ import { randomToken } from "../auth/mcp-oauth.ts";
 import type { Config } from "../config.ts";
 import type { Database } from "../db/database.ts";
 import { ApiError } from "../http/errors.ts";
-import { OAuthError, translated } from "./errors.ts";
+import { OAuthError } from "./errors.ts";
 import { fetchClientMetadata, isLoopbackHttp, isMetadataDocumentUrl, MetadataDocumentError } from "./metadata-document.ts";
 
 export interface OAuthClient {
@@ -62,8 +62,8 @@ export async function resolveClient(config: Config, db: Database, clientId: stri
   if (preRegistered) {
     return { clientId, clientName: preRegistered.client_name, clientUri: null, redirectUris: preRegistered.redirect_uris, kind: "pre_registered" };
   }
-  const [stored] = await db.sql<{ kind: string; client_name: string; client_uri: string | null; redirect_uris: string[]; expires_at: Date | null }[]>`
-    select * from mcp_oauth.client(${clientId})`;
+  const [stored] = await db.query((sql) => sql<{ kind: string; client_name: string; client_uri: string | null; redirect_uris: string[]; expires_at: Date | null }[]>`
+    select * from mcp_oauth.client(${clientId})`);
   if (stored?.kind === "registered") {
     return { clientId, clientName: stored.client_name, clientUri: stored.client_uri, redirectUris: stored.redirect_uris, kind: "registered" };
   }
@@ -82,8 +82,8 @@ export async function resolveClient(config: Config, db: Database, clientId: stri
     throw error;
   }
   const expiresAt = new Date(Date.now() + config.MCP_CIMD_CACHE_SECONDS * 1000);
-  await db.sql`select mcp_oauth.cache_metadata_document(${clientId}, ${metadata.clientName}, ${metadata.clientUri},
-    ${metadata.redirectUris}::text[], ${expiresAt})`;
+  await db.query((sql) => sql`select mcp_oauth.cache_metadata_document(${clientId}, ${metadata.clientName}, ${metadata.clientUri},
+    ${metadata.redirectUris}::text[], ${expiresAt})`);
   return { clientId, ...metadata, kind: "metadata_document" };
 }
 
@@ -141,7 +141,7 @@ export async function registerClient(db: Database, config: Config, metadata: unk
   const clientUri = typeof body.client_uri === "string" && /^https:\/\//.test(body.client_uri) && body.client_uri.length <= 2048 ? body.client_uri : null;
   const clientId = randomToken("mcc_").slice(0, 36);
   try {
-    await translated(db.sql`select mcp_oauth.register_client(${clientId}, ${name}, ${clientUri}, ${uris as string[]}::text[],
+    await db.query((sql) => sql`select mcp_oauth.register_client(${clientId}, ${name}, ${clientUri}, ${uris as string[]}::text[],
       ${ip}, ${config.MCP_REGISTRATIONS_PER_IP}, 3600)`);
   } catch (error) {
     if (error instanceof ApiError && error.status === 429) throw new OAuthError(429, "rate_limited", error.message, error.headers ?? {});

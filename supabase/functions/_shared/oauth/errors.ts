@@ -1,6 +1,5 @@
 // The authorization server's failures: an error for the OAuth client in the protocol's own terms
-// (RFC 6749 5.2, RFC 7009, RFC 7591), and the database's errors as the API's.
-import { translateDatabaseError } from "../db/database.ts";
+// (RFC 6749 5.2, RFC 7009, RFC 7591).
 
 /** An error the token, revocation or registration endpoint answers as RFC 6749 5.2's body. */
 export class OAuthError extends Error {
@@ -12,14 +11,5 @@ export class OAuthError extends Error {
   ) {
     super(description);
     this.name = "OAuthError";
-  }
-}
-
-/** The query's rows; its failure as the API's error (PT429 becomes a 429 ApiError with Retry-After). */
-export async function translated<T>(query: PromiseLike<T>): Promise<T> {
-  try {
-    return await query;
-  } catch (error) {
-    throw translateDatabaseError(error);
   }
 }

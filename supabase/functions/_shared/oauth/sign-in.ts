@@ -9,7 +9,6 @@ import type { Config } from "../config.ts";
 import { matchesSecret } from "../crypto/constant-time.ts";
 import type { Database } from "../db/database.ts";
 import { sendMail } from "../mail/mailer.ts";
-import { translated } from "./errors.ts";
 
 const SIGN_IN_WINDOW_SECONDS = 15 * 60;
 const EMAIL = /^[^@\s]{1,64}@[^@\s]{1,255}$/;
@@ -23,7 +22,7 @@ const codeHash = (config: Config, email: string, code: string) => keyedHash(conf
 /** A new code for `email`, to be mailed (mailSignInCode); a 429 ApiError past the limits per address (15 minutes, a day) or per IP. */
 export async function issueSignInCode(db: Database, config: Config, email: string, ip: string): Promise<{ signInId: string; code: string }> {
   const code = String(randomInt(0, 1_000_000)).padStart(6, "0");
-  const [row] = await translated(db.sql<{ id: string }[]>`
+  const [row] = await db.query((sql) => sql<{ id: string }[]>`
       select mcp_oauth.issue_sign_in_code(${email}, ${ip}, ${codeHash(config, email, code)},
         ${config.MCP_SIGN_IN_CODE_SECONDS}, ${config.MCP_SIGN_IN_CODES_PER_ADDRESS}, ${config.MCP_SIGN_IN_REQUESTS_PER_IP},
         ${SIGN_IN_WINDOW_SECONDS}, ${config.MCP_SIGN_IN_CODES_PER_DAY}) as id`);
@@ -53,7 +52,7 @@ export async function signInWithCode(
   const { signInId, email, code, ip } = attempt;
   if (!isEmailAddress(email) || !SIGN_IN_ID.test(signInId)) return { error: "start_again" };
   const sessionToken = randomToken("mcs_");
-  const [outcome] = await translated(db.sql<{ error: string | null; user_id: string | null }[]>`
+  const [outcome] = await db.query((sql) => sql<{ error: string | null; user_id: string | null }[]>`
       select * from mcp_oauth.verify_sign_in_code(${signInId}, ${email}, ${codeHash(config, email, code)},
         ${ip}, ${config.MCP_SIGN_IN_MAX_ATTEMPTS}, ${config.MCP_SIGN_IN_REQUESTS_PER_IP * 2}, ${SIGN_IN_WINDOW_SECONDS},
         ${sha256(sessionToken)}, ${config.MCP_BROWSER_SESSION_SECONDS})`);
@@ -62,7 +61,7 @@ export async function signInWithCode(
 
 /** Ends the session: its row is deleted, so its cookie no longer signs anyone in. Grants are untouched. */
 export async function endBrowserSession(db: Database, session: BrowserSession): Promise<void> {
-  await translated(db.sql`select mcp_oauth.end_browser_session(${session.hash})`);
+  await db.query((sql) => sql`select mcp_oauth.end_browser_session(${session.hash})`);
 }
 
 /** The CSRF token of the session's forms: keyed, derived from the session, so no table holds it. */

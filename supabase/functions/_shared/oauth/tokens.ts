@@ -5,7 +5,7 @@
 import { mcpResourceOf, randomToken, s256, sha256, signAccessToken, verifyAccessToken } from "../auth/mcp-oauth.ts";
 import type { Config } from "../config.ts";
 import type { Database } from "../db/database.ts";
-import { OAuthError, translated } from "./errors.ts";
+import { OAuthError } from "./errors.ts";
 
 const CODE_VERIFIER = /^[A-Za-z0-9._~-]{43,128}$/;
 
@@ -58,14 +58,14 @@ export async function exchangeToken(db: Database, config: Config, request: Token
     const { code, redirectUri, codeVerifier: verifier } = request;
     if (!code || !redirectUri || !verifier) throw new OAuthError(400, "invalid_request", "code, redirect_uri and code_verifier are required");
     if (!CODE_VERIFIER.test(verifier)) throw new OAuthError(400, "invalid_grant", "the code_verifier is malformed");
-    row = (await translated(db.sql<TokenRow[]>`
+    row = (await db.query((sql) => sql<TokenRow[]>`
       select * from mcp_oauth.redeem_authorization_code(${sha256(code)}, ${clientId}, ${redirectUri}, ${s256(verifier)}, ${resource},
         ${sha256(refreshToken)}, ${config.MCP_REFRESH_TOKEN_SECONDS})`))[0]!;
   } else if (request.grantType === "refresh_token") {
     const presented = request.refreshToken;
     if (!presented) throw new OAuthError(400, "invalid_request", "refresh_token is required");
     const scopes = request.scope === undefined ? null : request.scope.split(" ").filter(Boolean);
-    row = (await translated(db.sql<TokenRow[]>`
+    row = (await db.query((sql) => sql<TokenRow[]>`
       select * from mcp_oauth.rotate_refresh_token(${sha256(presented)}, ${clientId}, ${resource}, ${scopes}::text[],
         ${sha256(refreshToken)}, ${config.MCP_REFRESH_TOKEN_SECONDS})`))[0]!;
   } else {
@@ -93,12 +93,12 @@ export async function revokeToken(db: Database, config: Config, request: { token
   if (!presented) throw new OAuthError(400, "invalid_request", "token is required");
   if (!clientId) throw new OAuthError(401, "invalid_client", "client_id is required (public clients)");
   if (presented.startsWith("mcr_")) {
-    await translated(db.sql`select mcp_oauth.revoke_refresh_token(${sha256(presented)}, ${clientId})`);
+    await db.query((sql) => sql`select mcp_oauth.revoke_refresh_token(${sha256(presented)}, ${clientId})`);
   } else {
     // An access token: only one this service signed is worth listing.
     const verified = await verifyAccessToken(config, presented).catch(() => undefined);
     if (verified) {
-      await translated(db.sql`select mcp_oauth.revoke_access_token(${verified.jti}::uuid, ${verified.grantId}, ${clientId},
+      await db.query((sql) => sql`select mcp_oauth.revoke_access_token(${verified.jti}::uuid, ${verified.grantId}, ${clientId},
         ${new Date(verified.expiresAt * 1000)})`);
     }
   }
