@@ -3,24 +3,25 @@
 import process from "node:process";
 import { createApiApp } from "../supabase/functions/api/app.ts";
 import { createJobsApp } from "../supabase/functions/jobs/app.ts";
-import type { Environment } from "../supabase/functions/_shared/platform/runtime.ts";
+import type { ConnectionInfo, Environment } from "../supabase/functions/_shared/platform/runtime.ts";
 import { serve } from "../supabase/functions/_shared/platform/runtime.ts";
 import { startReconciler } from "../supabase/functions/_shared/checkout/reconciler.ts";
 import { startRelayLoop } from "../supabase/functions/_shared/relays/relayer.ts";
 import { servicesFromEnvironment } from "../supabase/functions/_shared/services.ts";
 import { createWebhookDispatcher } from "../supabase/functions/_shared/webhooks/dispatcher.ts";
 
-type Fetch = (request: Request) => Response | Promise<Response>;
+type Fetch = (request: Request, connection: ConnectionInfo) => Response | Promise<Response>;
 
+/** Routes each request to its function, with the connection's peer (the client's address, for per-IP limits). */
 export function createGateway(functions: Record<string, Fetch>, root: Fetch): Fetch {
-  return (request) => {
+  return (request, connection) => {
     const url = new URL(request.url);
     const match = /^\/functions\/v1\/([a-z0-9-]+)(\/.*)?$/.exec(url.pathname);
     const target = match ? functions[match[1]!] : undefined;
-    if (!match || !target) return root(request);
+    if (!match || !target) return root(request, connection);
     // Supabase hands a function the path without /functions/v1, starting with its own name.
     url.pathname = `/${match[1]}${match[2] ?? ""}`;
-    return target(new Request(url, request));
+    return target(new Request(url, request), connection);
   };
 }
 

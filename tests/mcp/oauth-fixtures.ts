@@ -6,7 +6,7 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import postgres from "postgres";
 import { SMTPServer } from "smtp-server";
-import { createTestContext, type TestContext } from "../setup/test-context.ts";
+import { connectionFrom, createTestContext, type TestContext } from "../setup/test-context.ts";
 
 export interface ReceivedMail {
   to: string[];
@@ -61,16 +61,19 @@ export interface OAuthTestContext extends TestContext {
   mail: MailCatcher;
   /** The API root the app is reached at (ROOT in process; the gateway's URL end to end). */
   root?: string;
-  /** In-process fetch of the app (absolute URLs under ROOT). */
-  fetch: (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
+  /**
+   * In-process fetch of the app (absolute URLs under ROOT), as from a client at `peer` (127.0.0.1 by
+   * default); end to end the socket decides and `peer` is ignored.
+   */
+  fetch: (input: string | URL | Request, init?: RequestInit, peer?: string) => Promise<Response>;
 }
 
 export async function createOAuthTestContext(env: Record<string, string> = {}): Promise<OAuthTestContext> {
   const mail = await startMailCatcher();
   const context = await createTestContext({ SMTP_URL: mail.url, MAIL_FROM: "Events <no-reply@example.test>", PUBLIC_API_ROOT: ROOT, ...env });
-  const fetch = async (input: string | URL | Request, init?: RequestInit) => {
+  const fetch = async (input: string | URL | Request, init?: RequestInit, peer = "127.0.0.1") => {
     const request = input instanceof Request ? input : new Request(input.toString(), init);
-    return context.app.fetch(request);
+    return context.app.fetch(request, connectionFrom(peer));
   };
   return {
     ...context,
@@ -91,11 +94,12 @@ export class Browser {
     this.origin = origin === undefined ? (ctx.root ?? ROOT) : origin;
   }
 
-  async request(url: string, init: RequestInit = {}): Promise<Response> {
+  /** `peer`: the client's address, in process only (OAuthTestContext.fetch). */
+  async request(url: string, init: RequestInit = {}, peer?: string): Promise<Response> {
     const headers = new Headers(init.headers);
     if (this.cookies.size) headers.set("cookie", [...this.cookies].map(([k, v]) => `${k}=${v}`).join("; "));
     if (init.method === "POST" && this.origin) headers.set("origin", this.origin);
-    const response = await this.ctx.fetch(new URL(url, this.ctx.root ?? ROOT).toString(), { ...init, headers, redirect: "manual" });
+    const response = await this.ctx.fetch(new URL(url, this.ctx.root ?? ROOT).toString(), { ...init, headers, redirect: "manual" }, peer);
     for (const cookie of response.headers.getSetCookie()) {
       const [pair] = cookie.split(";");
       const [name, value] = pair!.split("=");

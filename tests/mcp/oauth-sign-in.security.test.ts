@@ -14,13 +14,13 @@ afterAll(async () => {
   await ctx?.close();
 });
 
-/** Asks for a code from `ip`; returns the response and the code page's hidden fields. */
+/** Asks for a code from a client at `ip`; returns the response and the code page's hidden fields. */
 async function requestCode(browser: Browser, email: string, ip = "198.51.100.7") {
   const response = await browser.request("/oauth/sign-in", {
     method: "POST",
-    headers: { "content-type": "application/x-www-form-urlencoded", "x-forwarded-for": `203.0.113.250, ${ip}` },
+    headers: { "content-type": "application/x-www-form-urlencoded" },
     body: new URLSearchParams({ email }),
-  });
+  }, ip);
   return { response, fields: hiddenFields(await response.clone().text()) };
 }
 

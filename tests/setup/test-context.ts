@@ -63,6 +63,12 @@ export interface TestContext {
   close(): Promise<void>;
 }
 
+/**
+ * What the server hands the app about a connection from `address` (Deno.serve's handler info, Hono's
+ * `c.env`): in process there is no socket, so tests say where a request comes from this way.
+ */
+export const connectionFrom = (address: string) => ({ remoteAddr: { hostname: address, port: 50_000, transport: "tcp" as const } });
+
 export async function createTestContext(env: Environment = {}): Promise<TestContext> {
   const database = await cloneTemplateDatabase();
   const config = loadConfig({

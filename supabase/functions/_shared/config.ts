@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { parseIpRange } from "./http/ip-address.ts";
 import type { Environment } from "./platform/runtime.ts";
 
 const commaList = z
@@ -80,6 +81,17 @@ const configSchema = z.object({
   PUBLIC_API_ROOT: z.string().url().default("http://127.0.0.1:54321").transform((root) => root.replace(/\/+$/, "")),
   CORS_ALLOWED_ORIGINS: commaList.default(["*"]),
   BODY_LIMIT_BYTES: z.coerce.number().int().min(1024).default(1024 * 1024),
+  // The proxies whose X-Forwarded-For is believed, as IP addresses and CIDR ranges (http/client-address.ts).
+  // Empty: the connection's peer is the client. On Supabase: 0.0.0.0 (README, Deployment).
+  TRUSTED_PROXIES: commaList.default([]).transform((entries, ctx) => {
+    const ranges = entries.map(parseIpRange);
+    const wrong = ranges.filter((range) => typeof range === "string");
+    if (wrong.length > 0) {
+      ctx.addIssue({ code: "custom", message: `${wrong.join("; ")} (IP addresses and CIDR ranges, comma-separated)` });
+      return z.NEVER;
+    }
+    return ranges.filter((range) => typeof range !== "string");
+  }),
   JWT_SECRET: z.string().min(32).optional(),
   JWT_JWKS_URL: optionalUrl,
   JWT_ISSUER: z.string().optional(),

@@ -2,9 +2,11 @@ import type { RequestIdVariables } from "hono/request-id";
 import type { Principal } from "../auth/principal.ts";
 import type { Config } from "../config.ts";
 import type { Database } from "../db/database.ts";
+import type { ConnectionInfo } from "../platform/runtime.ts";
 
-/** Typed context variables every handler can read with c.get(...). */
+/** The typed context: `c.env`, what the server says of the connection (none in process); variables read with c.get(...). */
 export interface AppEnv {
+  Bindings: ConnectionInfo;
   Variables: RequestIdVariables & {
     config: Config;
     db: Database;

@@ -1,6 +1,7 @@
 // The one place that touches Deno globals, so every other module runs under Deno and Node.
 interface Conn {
   readonly localAddr: { port: number };
+  readonly remoteAddr: { hostname: string; port: number };
   read(buffer: Uint8Array): Promise<number | null>;
   write(bytes: Uint8Array): Promise<number>;
   closeWrite(): Promise<void>;
@@ -8,13 +9,21 @@ interface Conn {
   setNoDelay(noDelay?: boolean): void;
 }
 
+/**
+ * What a handler is told about the request's connection besides the request (Deno.ServeHandlerInfo's
+ * shape; a Hono app reads it as `c.env`): its peer, the client or the proxy in front.
+ */
+export interface ConnectionInfo {
+  remoteAddr?: { hostname?: string; port?: number };
+}
+
 interface HandlerInfo {
-  remoteAddr: { port?: number };
+  remoteAddr: { hostname?: string; port?: number };
   /** Settles once the response has been sent (rejects when it could not be). */
   completed: Promise<void>;
 }
 
-type Handler = (request: Request) => Response | Promise<Response>;
+type Handler = (request: Request, connection: ConnectionInfo) => Response | Promise<Response>;
 
 declare const Deno:
   | {
@@ -84,13 +93,15 @@ async function denoServe(
  * has waited `timeoutMs` for a request head, counted from the accept and from the end of each
  * response (Go's ReadHeaderTimeout, which also bounds idle keep-alive; an upgraded connection such as
  * a WebSocket would be closed too, and none is served). A request finds its relay by its remote
- * port, the relay's end of the loopback connection. The relay costs throughput (README, Performance).
+ * port, the relay's end of the loopback connection, and the handler is told the relay's client as the
+ * peer (Deno.serve's own peer is the relay). The relay costs throughput (README, Performance).
  */
 async function serveGuarded(handler: Handler, address: { hostname?: string; port?: number }, timeoutMs: number): Promise<Server> {
   const relays = new Map<number, Relay>();
   const inner = await denoServe({ hostname: "127.0.0.1", port: 0 }, (request, info) => {
-    if (info.remoteAddr.port !== undefined) relays.get(info.remoteAddr.port)?.requestStarted(info.completed);
-    return handler(request);
+    const relay = info.remoteAddr.port === undefined ? undefined : relays.get(info.remoteAddr.port);
+    relay?.requestStarted(info.completed);
+    return handler(request, { remoteAddr: relay?.client });
   });
   const listener = Deno!.listen(address);
   let stopping = false;
@@ -118,6 +129,8 @@ async function serveGuarded(handler: Handler, address: { hostname?: string; port
 }
 
 interface Relay {
+  /** The peer of the relayed connection. */
+  client: { hostname: string; port: number };
   requestStarted(completed: Promise<void>): void;
 }
 
@@ -150,6 +163,7 @@ async function relay(client: Conn, port: number, timeoutMs: number, relays: Map<
   client.setNoDelay(true);
   upstream.setNoDelay(true);
   relays.set(upstream.localAddr.port, {
+    client: { hostname: client.remoteAddr.hostname, port: client.remoteAddr.port },
     requestStarted(completed) {
       active += 1;
       clearTimeout(timer);

@@ -4,6 +4,7 @@
 // actually made to (see dispatcher.ts), so DNS cannot answer "public" to the check and "private"
 // to the connection.
 import { isIP } from "node:net";
+import { ipv4ToNumber, parseIpv6 } from "../http/ip-address.ts";
 
 /** Why the address may not be reached, or null when it may. */
 export function refusedAddressReason(address: string): string | null {
@@ -59,27 +60,4 @@ function refusedIpv6(g: readonly number[]): string | null {
   if ((g[0]! & 0xff00) === 0xff00) return "multicast IPv6 address";
   if (g[0] === 0x2001 && g[1] === 0x0db8) return "documentation IPv6 address";
   return null;
-}
-
-function ipv4ToNumber(address: string): number {
-  return address.split(".").reduce((n, part) => n * 256 + Number(part), 0);
-}
-
-/** Eight 16-bit groups, or null; accepts `::` and a dotted IPv4 tail. */
-function parseIpv6(address: string): number[] | null {
-  let text = address.split("%")[0]!; // a zone id (fe80::1%eth0) names an interface, not an address
-  const tail = /(\d+\.\d+\.\d+\.\d+)$/.exec(text);
-  if (tail) {
-    const v4 = ipv4ToNumber(tail[1]!);
-    text = text.slice(0, -tail[1]!.length) + `${(v4 >>> 16).toString(16)}:${(v4 & 0xffff).toString(16)}`;
-  }
-  const halves = text.split("::");
-  if (halves.length > 2) return null;
-  const parse = (part: string) => (part ? part.split(":").map((h) => parseInt(h, 16)) : []);
-  const head = parse(halves[0]!);
-  const rest = halves.length === 2 ? parse(halves[1]!) : [];
-  const missing = 8 - head.length - rest.length;
-  if (halves.length === 1 ? missing !== 0 : missing < 1) return null;
-  const groups = [...head, ...Array<number>(halves.length === 2 ? missing : 0).fill(0), ...rest];
-  return groups.every((x) => Number.isInteger(x) && x >= 0 && x <= 0xffff) ? groups : null;
 }

@@ -1,5 +1,5 @@
 // What the authorization server's handlers share: the pages' response headers, the forms' body and
-// origin check, the caller's IP, and the refusals several pages give.
+// origin check, and the refusals several pages give.
 import type { Context } from "hono";
 import { fromForeignOrigin } from "../../_shared/auth/mcp-oauth.ts";
 import type { AppEnv } from "../../_shared/http/context.ts";
@@ -47,14 +47,3 @@ export async function form(c: C): Promise<Record<string, string | string[]>> {
 
 /** A field sent once; a field sent twice counts as absent. */
 export const one = (value: string | string[] | undefined): string | undefined => (Array.isArray(value) ? undefined : value);
-
-/**
- * The caller's IP for the per-IP limits: the last X-Forwarded-For entry, the one the trusted front
- * (Supabase's edge, or a proxy) added. Without a front a client can choose it, which is why the
- * per-address limit and the per-code attempt cap hold on their own.
- */
-export function clientIp(c: C): string {
-  const forwarded = c.req.header("x-forwarded-for");
-  const last = forwarded?.split(",").map((s) => s.trim()).filter(Boolean).at(-1);
-  return last?.slice(0, 64) ?? "unknown";
-}

@@ -4,10 +4,11 @@
 import { deleteCookie, setCookie } from "hono/cookie";
 import { browserSession, browserSessionCookie, fromForeignOrigin } from "../../_shared/auth/mcp-oauth.ts";
 import type { Config } from "../../_shared/config.ts";
+import { clientAddress } from "../../_shared/http/client-address.ts";
 import { ApiError } from "../../_shared/http/errors.ts";
 import { type AuthorizationRequest, readAuthorizationRequest } from "../../_shared/oauth/authorization.ts";
 import { csrfOf, csrfValid, endBrowserSession, isEmailAddress, issueSignInCode, mailSignInCode, signInWithCode } from "../../_shared/oauth/sign-in.ts";
-import { type C, clientIp, form, formOutOfDate, html, linkExpired, one, refuseForeignOrigin } from "./http.ts";
+import { type C, form, formOutOfDate, html, linkExpired, one, refuseForeignOrigin } from "./http.ts";
 import { codePage, errorPage, signedOutPage, signInPage, signOutPage } from "./pages.ts";
 
 /** The sign-in pages' session cookie and its attributes: set by sign-in, and cleared with the same ones by sign-out. */
@@ -45,7 +46,7 @@ export async function requestSignInCode(c: C): Promise<Response> {
   }
   let issued: { signInId: string; code: string };
   try {
-    issued = await issueSignInCode(c.get("db"), config, email, clientIp(c));
+    issued = await issueSignInCode(c.get("db"), config, email, clientAddress(c));
   } catch (error) {
     if (error instanceof ApiError && error.status === 429) {
       return html(c, signInPage({ request: requestToken, email, error: "Too many codes were requested. Wait a few minutes and try again.", clientName: request?.clientName }), 429, error.headers);
@@ -70,7 +71,7 @@ export async function verifySignInCode(c: C): Promise<Response> {
   const code = (one(body.code) ?? "").trim();
   let outcome: Awaited<ReturnType<typeof signInWithCode>>;
   try {
-    outcome = await signInWithCode(c.get("db"), config, { signInId, email, code, ip: clientIp(c) });
+    outcome = await signInWithCode(c.get("db"), config, { signInId, email, code, ip: clientAddress(c) });
   } catch (error) {
     if (error instanceof ApiError && error.status === 429) {
       return html(c, codePage({ request: requestToken, email, signInId, error: "Too many tries. Wait a few minutes." }), 429, error.headers);

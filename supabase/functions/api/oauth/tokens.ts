@@ -1,10 +1,11 @@
 // The endpoints OAuth clients call directly: token (POST /oauth/token), revocation (POST
 // /oauth/revoke) and dynamic registration (POST /oauth/register). The domain decides
 // (_shared/oauth/tokens.ts, clients.ts); here its OAuthError becomes RFC 6749 5.2's body.
+import { clientAddress } from "../../_shared/http/client-address.ts";
 import { registerClient } from "../../_shared/oauth/clients.ts";
 import { OAuthError } from "../../_shared/oauth/errors.ts";
 import { exchangeToken, revokeToken } from "../../_shared/oauth/tokens.ts";
-import { type C, clientIp, form, one } from "./http.ts";
+import { type C, form, one } from "./http.ts";
 
 /** RFC 6749 5.2's body, with the service's own error fields beside it. */
 function oauthError(c: C, error: OAuthError): Response {
@@ -59,7 +60,7 @@ export function revoke(c: C): Promise<Response> {
 export function register(c: C): Promise<Response> {
   return answering(c, async () => {
     const metadata: unknown = await c.req.json().catch(() => null);
-    const client = await registerClient(c.get("db"), c.get("config"), metadata, clientIp(c));
+    const client = await registerClient(c.get("db"), c.get("config"), metadata, clientAddress(c));
     return c.json(client, 201, { "Cache-Control": "no-store" });
   });
 }
