@@ -1,10 +1,14 @@
 // npm start: the local database (unless DATABASE_URL is set), migrations, seed, then the gateway,
-// all in this one process. On the local database also the checkout demo (scripts/lib/demo-checkout.ts):
-// anvil with the reference collection registered to the demo user, and a demo storefront.
+// all in this one process. On the local database also everything needed to try each route: the
+// checkout demo (scripts/lib/demo-checkout.ts: anvil with the reference collection registered to the
+// demo user, a storefront, a relayer and a funded sponsor) and the local services
+// (scripts/lib/local-services.ts: jobs and verifier secrets, a mailbox for sign-in codes).
 import process from "node:process";
+import { formatEther } from "viem";
 import { ensurePlaces, gatewayDatabaseUrl, prepareDatabase } from "./db.ts";
 import { startGateway } from "./gateway.ts";
-import type { DemoChain, DemoStore } from "./lib/demo-checkout.ts";
+import type { DemoChain, DemoSponsor, DemoStore } from "./lib/demo-checkout.ts";
+import { type LocalServices, startLocalServices } from "./lib/local-services.ts";
 
 const DEMO_API_KEY = "sk_demo0000_local-demo-key-not-secret"; // inserted by supabase/seed.sql
 const DEMO_USER_ID = "65f000000000000000000001"; // supabase/seed.sql
@@ -38,11 +42,16 @@ try {
   chain = undefined;
 }
 
+const services: LocalServices | undefined = local
+  ? await startLocalServices(process.env, { mailPort: Number(process.env.DEMO_MAIL_PORT ?? 54325) })
+  : undefined;
+
 const port = process.env.PORT ?? "54321";
 const root = `http://${process.env.HOST ?? "127.0.0.1"}:${port}`;
 const gateway = await startGateway({
   ...process.env,
   ...chain?.gatewayEnv(process.env),
+  ...services?.env,
   GATEWAY_DATABASE_URL: gatewayDatabaseUrl(databaseUrl),
   PORT: port,
   PUBLIC_API_ROOT: process.env.PUBLIC_API_ROOT ?? root,
@@ -50,12 +59,14 @@ const gateway = await startGateway({
 
 // Registered and served like an integrator would: through the API, with the demo key.
 let store: DemoStore | undefined;
+let sponsor: DemoSponsor | undefined;
 try {
   store = await chain?.openStore({
     apiRoot: gateway.url,
     apiKey: DEMO_API_KEY,
     port: Number(process.env.DEMO_STOREFRONT_PORT ?? 54324),
   });
+  sponsor = await chain?.fundSponsor({ apiRoot: gateway.url, apiKey: DEMO_API_KEY });
 } catch (error) {
   demoProblem(error);
   await chain?.stop();
@@ -73,6 +84,10 @@ const demoLines = !chain || !store ? [] : [
   `  Storefront    ${store.url}/  (embeds the checkout with the SDK; every page load is a new order)`,
   `  Checkout URL  ${store.session.checkoutUrl}`,
   "                (opened directly: the same page without a storefront around it)",
+  `  Relayer       ${chain.relayer.address}  (gasless relays; a new funded key every start)`,
+  ...(sponsor
+    ? [`  Sponsor       ${sponsor.walletAddress}  (the demo user's; ${formatEther(BigInt(sponsor.availableWei))} ETH available${sponsor.depositedNow ? ", 1 ETH deposited now" : ""})`]
+    : []),
 ];
 
 console.log([
@@ -83,9 +98,10 @@ console.log([
   `  OpenAPI       ${root}/api/v3/openapi`,
   `  Functions     ${root}/functions/v1/<name>`,
   ...(local ? [`  Database      ${databaseUrl}`, `  Demo API key  ${DEMO_API_KEY}`] : []),
+  ...(services?.lines ?? []),
   ...demoLines,
   "",
-  `  Ctrl-C stops the gateway${chain ? ", anvil and the storefront" : ""}; the database keeps running until \`npm run db:stop\`.`,
+  `  Ctrl-C stops the gateway${chain ? ", anvil and the storefront" : ""}${services?.mailSink ? ", the mailbox" : ""}; the database keeps running until \`npm run db:stop\`.`,
   "",
 ].join("\n"));
 
@@ -99,6 +115,7 @@ const stop = async () => {
   stopping = true;
   await gateway.stop();
   await chain?.stop(); // the storefront, then anvil
+  await services?.stop();
   process.exit(0);
 };
 process.on("SIGINT", stop);

@@ -9,6 +9,7 @@
 //   await chain.linkOwner({ ownerDatabaseUrl, userId });   the demo user owns the deployer's address
 //   ...start the gateway with { ...env, ...chain.gatewayEnv(env) }...
 //   const store = await chain.openStore({ apiRoot, apiKey, port });   register, storefront, a first session
+//   await chain.fundSponsor({ apiRoot, apiKey });          the owner's address sponsors relays
 import { randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
@@ -16,7 +17,8 @@ import { createServer as createNetServer } from "node:net";
 import { join } from "node:path";
 import postgres from "postgres";
 import { Webhook } from "standardwebhooks";
-import { type Address, createWalletClient, formatEther, getAddress, type HDAccount, http, toHex } from "viem";
+import { type Account, type Address, createPublicClient, createTestClient, createWalletClient, formatEther, getAddress, type HDAccount, http, toHex, type Transport, type WalletClient } from "viem";
+import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { anvil as anvilChain } from "viem/chains";
 import { type Anvil, startAnvil } from "./anvil.ts";
 import { deployCollection } from "./contracts.ts";
@@ -77,14 +79,37 @@ export interface DemoChain {
   owner: DemoAccount;
   /** Dev account #1: the customer, to import into a browser wallet. */
   customer: DemoAccount;
-  /** EVM_CHAINS for the gateway: `env`'s chains with this anvil as chain 31337. */
-  gatewayEnv(env?: Record<string, string | undefined>): { EVM_CHAINS: string };
+  /**
+   * The gasless relayer's wallet (RELAYER_PRIVATE_KEY): a new key funded with 100 ETH on every start.
+   * The database outlives anvil and remembers each relayer's nonces; a new relayer starts at 0 on the
+   * new chain as in the database (a reused one would wait forever for nonces the new chain never saw).
+   */
+  relayer: DemoAccount;
+  /** Dev account #9's address stands in for the sponsorship vault: deposits are plain transfers to it. */
+  vault: Address;
+  /**
+   * The gateway's settings for this anvil: `env`'s EVM_CHAINS with this anvil as chain 31337 (with the
+   * vault), and the relayer key unless `env` names one.
+   */
+  gatewayEnv(env?: Record<string, string | undefined>): { EVM_CHAINS: string; RELAYER_PRIVATE_KEY: string };
+  /**
+   * Makes the owner's address (linked to the user of `apiKey`, see linkOwner) a sponsor of check-ins,
+   * mints and venue relays to the collection, with 1 ETH deposited and recorded through the API,
+   * unless it already has 0.5 ETH available (the database outlives anvil).
+   */
+  fundSponsor(options: { apiRoot: string; apiKey: string }): Promise<DemoSponsor>;
   /** Links the owner address to `userId` on chain 31337 (idempotent), as the database owner. */
   linkOwner(options: { ownerDatabaseUrl: string; userId: string }): Promise<void>;
   /** Registers the collection through the API and serves the storefront on `port`. */
   openStore(options: OpenStoreOptions): Promise<DemoStore>;
   /** Stops the storefront (when open) and anvil. */
   stop(): Promise<void>;
+}
+
+export interface DemoSponsor {
+  walletAddress: Address;
+  availableWei: string;
+  depositedNow: boolean;
 }
 
 export interface OpenStoreOptions {
@@ -137,6 +162,10 @@ export async function startDemoChain(options: { port?: number } = {}): Promise<D
       pricing: "static",
       staticPrice: DEMO_PRICE,
     });
+    const relayerKey = generatePrivateKey();
+    const relayer = { address: privateKeyToAccount(relayerKey).address, privateKey: relayerKey };
+    await createTestClient({ mode: "anvil", chain: anvilChain, transport: http(anvil.rpcUrl) })
+      .setBalance({ address: relayer.address, value: 100n * 10n ** 18n });
     const chain: DemoChain = {
       anvil,
       rpcUrl: anvil.rpcUrl,
@@ -144,6 +173,8 @@ export async function startDemoChain(options: { port?: number } = {}): Promise<D
       collectionAddress,
       owner: demoAccount(ownerAccount),
       customer: demoAccount(customerAccount),
+      relayer,
+      vault: anvil.accounts[9]!.address,
       gatewayEnv(env = {}) {
         let chains: { chainId: number }[] = [];
         try {
@@ -153,8 +184,10 @@ export async function startDemoChain(options: { port?: number } = {}): Promise<D
           // An invalid EVM_CHAINS is the gateway's to report; the demo chain replaces it.
         }
         const others = chains.filter((entry) => entry?.chainId !== anvil.chainId);
-        return { EVM_CHAINS: JSON.stringify([...others, { chainId: anvil.chainId, rpcUrl: anvil.rpcUrl, confirmations: 1 }]) };
+        const demo = { chainId: anvil.chainId, rpcUrl: anvil.rpcUrl, confirmations: 1, sponsorshipVault: chain.vault };
+        return { EVM_CHAINS: JSON.stringify([...others, demo]), RELAYER_PRIVATE_KEY: env.RELAYER_PRIVATE_KEY ?? chain.relayer.privateKey };
       },
+      fundSponsor: (options) => fundSponsor(chain, wallet, options),
       linkOwner: (link) => linkAddress(link.ownerDatabaseUrl, link.userId, ownerAccount.address, anvil.chainId),
       async openStore(open) {
         const opened = await openStore(chain, open);
@@ -210,6 +243,35 @@ async function api(apiRoot: string, apiKey: string, method: string, path: string
     // Not JSON: described by the status below.
   }
   return { status: response.status, body, text };
+}
+
+const SPONSOR_DEPOSIT = 10n ** 18n;
+
+async function fundSponsor(
+  chain: DemoChain,
+  ownerWallet: WalletClient<Transport, typeof anvilChain, Account>,
+  { apiRoot, apiKey }: { apiRoot: string; apiKey: string },
+): Promise<DemoSponsor> {
+  const sponsor = { walletAddress: chain.owner.address, chainId: chain.chainId };
+  const query = `walletAddress=${sponsor.walletAddress}&chainId=${sponsor.chainId}`;
+  const before = await api(apiRoot, apiKey, "GET", `/api/v3/sponsorship/balance?${query}`);
+  if (before.status !== 200) throw new Error(`reading the demo sponsor's balance: ${before.status} ${before.text}`);
+  const depositNow = BigInt(String(before.body.availableWei)) < SPONSOR_DEPOSIT / 2n;
+  if (depositNow) {
+    const txHash = await ownerWallet.sendTransaction({ to: chain.vault, value: SPONSOR_DEPOSIT });
+    await createPublicClient({ chain: anvilChain, transport: http(chain.rpcUrl), pollingInterval: 50 }).waitForTransactionReceipt({ hash: txHash });
+    const recorded = await api(apiRoot, apiKey, "POST", "/api/v3/sponsorship/deposits/record", { ...sponsor, txHash });
+    if (recorded.status !== 201) throw new Error(`recording the demo sponsor's deposit: ${recorded.status} ${recorded.text}`);
+  }
+  const saved = await api(apiRoot, apiKey, "POST", "/api/v3/sponsorship/settings", {
+    ...sponsor,
+    enabledOperations: ["check_in", "nft_mint", "venue_gasless"],
+    // A venue relay must name its contract: the demo collection is the chain's one contract.
+    allowedTargets: [chain.collectionAddress],
+  });
+  if (saved.status !== 200) throw new Error(`saving the demo sponsor's settings: ${saved.status} ${saved.text}`);
+  const after = await api(apiRoot, apiKey, "GET", `/api/v3/sponsorship/balance?${query}`);
+  return { walletAddress: sponsor.walletAddress, availableWei: String(after.body.availableWei), depositedNow: depositNow };
 }
 
 interface CollectionBody {

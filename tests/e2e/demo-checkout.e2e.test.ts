@@ -3,13 +3,19 @@
 // owner's address linked, the real Deno gateway configured for that anvil, the collection
 // registered through the API, the storefront served, a real payment from another dev account, and
 // the storefront verifying the webhook the gateway's dispatcher delivers. Then the demo again on
-// the same database (a second `npm start`): the same collection, registered once.
+// the same database (a second `npm start`): the same collection, registered once. And what a fresh
+// `npm start` configures besides (scripts/lib/local-services.ts): every feature answers, none says
+// `*_not_configured`: the jobs function, the sponsorship verifier, a gasless relay paid by the funded
+// demo sponsor, and sign-in mail.
 import { createServer, type Server } from "node:net";
 import { createPublicClient, createWalletClient, type Hex, http } from "viem";
 import { anvil as anvilChain } from "viem/chains";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { DEMO_PRICE, type DemoChain, type DemoStore, DemoUnavailable, startDemoChain } from "../../scripts/lib/demo-checkout.ts";
+import { DEMO_PRICE, type DemoChain, type DemoSponsor, type DemoStore, DemoUnavailable, startDemoChain } from "../../scripts/lib/demo-checkout.ts";
 import { freePort, type GatewayProcess, startGatewayProcess } from "../../scripts/lib/gateway-process.ts";
+import { type LocalServices, startLocalServices } from "../../scripts/lib/local-services.ts";
+import { loadConfig } from "../../supabase/functions/_shared/config.ts";
+import { sendMail } from "../../supabase/functions/_shared/mail/mailer.ts";
 import { createTestContext, type TestContext, type UserWithKey } from "../setup/test-context.ts";
 
 let t: TestContext;
@@ -19,22 +25,27 @@ let storePort: number;
 let chain: DemoChain;
 let store: DemoStore;
 let gateway: GatewayProcess;
+let services: LocalServices;
+let sponsor: DemoSponsor;
 const logged: string[] = [];
 
 beforeAll(async () => {
   t = await createTestContext();
-  user = await t.userWithKey(["checkout:create", "checkout:retry"]);
+  user = await t.userWithKey(["checkout:create", "checkout:retry", "sponsorship:write"]);
   [anvilPort, storePort] = [await freePort(), await freePort()];
   // The order npm start follows: the chain before the gateway, which reads EVM_CHAINS at start.
   chain = await startDemoChain({ port: anvilPort });
   await chain.linkOwner({ ownerDatabaseUrl: t.url, userId: user.id });
-  gateway = await startGatewayProcess({ DATABASE_URL: t.url, ...chain.gatewayEnv({}) }, 60_000);
+  services = await startLocalServices({}, { mailPort: 0, log: (line) => logged.push(line) });
+  gateway = await startGatewayProcess({ DATABASE_URL: t.url, ...chain.gatewayEnv({}), ...services.env }, 60_000);
   store = await chain.openStore({ apiRoot: gateway.url, apiKey: user.key, port: storePort, log: (line) => logged.push(line) });
+  sponsor = await chain.fundSponsor({ apiRoot: gateway.url, apiKey: user.key });
 }, 120_000);
 
 afterAll(async () => {
   await gateway?.stop("SIGKILL");
   await chain?.stop();
+  await services?.stop();
   await t?.close();
 });
 
@@ -70,13 +81,17 @@ describe("the demo chain", () => {
     expect(chain.collectionAddress).toBe("0x5FbDB2315678afecb367f032d93F642f64180aa3");
   });
 
-  it("configures the gateway for anvil as chain 31337, keeping other configured chains", () => {
+  it("configures the gateway for anvil as chain 31337 with its vault and relayer, keeping other configured chains and a relayer key", () => {
     const other = { chainId: 84532, rpcUrl: "https://sepolia.base.org", confirmations: 2 };
     const stale = { chainId: 31337, rpcUrl: "http://127.0.0.1:1", confirmations: 1 };
-    expect(JSON.parse(chain.gatewayEnv({ EVM_CHAINS: JSON.stringify([other, stale]) }).EVM_CHAINS)).toEqual([
+    const env = chain.gatewayEnv({ EVM_CHAINS: JSON.stringify([other, stale]) });
+    expect(JSON.parse(env.EVM_CHAINS)).toEqual([
       other,
-      { chainId: 31337, rpcUrl: chain.rpcUrl, confirmations: 1 },
+      { chainId: 31337, rpcUrl: chain.rpcUrl, confirmations: 1, sponsorshipVault: chain.vault },
     ]);
+    expect(env.RELAYER_PRIVATE_KEY).toBe(chain.relayer.privateKey);
+    const ownKey = `0x${"11".repeat(32)}`;
+    expect(chain.gatewayEnv({ RELAYER_PRIVATE_KEY: ownKey }).RELAYER_PRIVATE_KEY).toBe(ownKey);
   });
 
   it("registers the collection to the user through the API, static at 0.01 ETH", async () => {
@@ -172,6 +187,62 @@ describe("a purchase in the storefront", () => {
     });
     expect(response.status).toBe(401);
     expect(logged.at(-1)).toBe("[demo store] webhook refused: the signature does not verify");
+  });
+});
+
+describe("every feature configured, as on a fresh npm start", () => {
+  const secretOf = (name: string) => services.env[name]!;
+
+  it("runs the jobs function with the printed secret, and refuses another", async () => {
+    const call = (secret: string) => fetch(`${gateway.url}/functions/v1/jobs`, { method: "POST", headers: { "x-jobs-secret": secret } });
+    const ran = await call(secretOf("JOBS_SECRET"));
+    expect(ran.status).toBe(200);
+    expect(await ran.json()).toMatchObject({ relays: expect.any(Object), deliveriesAttempted: expect.any(Number) });
+    expect((await call("x".repeat(32))).status).toBe(401);
+    expect(services.lines.join("\n")).toContain(secretOf("JOBS_SECRET"));
+  });
+
+  it("takes the sponsorship verifier's calls with the printed secret", async () => {
+    const verify = (secret: string) => fetch(`${gateway.url}/api/v3/sponsorship/provider/verify`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "x-service-provider-verifier-secret": secret },
+      body: JSON.stringify({}),
+    });
+    const answered = await verify(secretOf("SPONSORSHIP_VERIFIER_SECRETS"));
+    expect(answered.status).toBe(400); // past the secret, at the body's validation
+    expect((await answered.json()).code).toBe("validation_failed");
+    expect((await verify("x".repeat(32))).status).toBe(401);
+    expect(services.lines.join("\n")).toContain(secretOf("SPONSORSHIP_VERIFIER_SECRETS"));
+  });
+
+  it("funds the demo sponsor once with a deposit recorded through the API, and relays a gasless call it pays for", async () => {
+    expect(sponsor).toMatchObject({ walletAddress: chain.owner.address, depositedNow: true, availableWei: String(10n ** 18n) });
+    const again = await chain.fundSponsor({ apiRoot: gateway.url, apiKey: user.key });
+    expect(again).toMatchObject({ depositedNow: false, availableWei: String(10n ** 18n) });
+
+    const accepted = await fetch(`${gateway.url}/api/v3/crypto/evm/venue-gasless`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "x-api-key": user.key },
+      body: JSON.stringify({
+        walletAddress: chain.owner.address, chainId: chain.chainId, targetAddress: chain.collectionAddress,
+        callData: "0x06fdde03", actorAddress: chain.owner.address, // name(): a call that changes nothing
+      }),
+    });
+    expect(accepted.status).toBe(202);
+    const { relayId, relayerAddress } = await accepted.json();
+    expect(relayerAddress).toBe(chain.relayer.address);
+    const mined = await waitFor("the relay mined and charged", async () => {
+      const read = await (await fetch(`${gateway.url}/api/v3/crypto/evm/venue-gasless/${relayId}`, { headers: { "x-api-key": user.key } })).json();
+      return read.status === "mined" && read.chargedWei ? read : undefined;
+    });
+    expect(mined.reverted).toBe(false);
+  });
+
+  it("delivers sign-in mail to the local mailbox, which prints it", async () => {
+    const config = loadConfig({ GATEWAY_DATABASE_URL: "postgres://unused", SMTP_URL: secretOf("SMTP_URL") });
+    await sendMail(config, { to: "person@example.com", subject: "Your sign-in code", text: "Your sign-in code is 123456." });
+    await waitFor("the printed mail", () => (logged.some((line) => line.includes("Your sign-in code is 123456.")) ? true : undefined));
+    expect(services.mailSink!.mails.at(-1)!.to).toEqual(["person@example.com"]);
   });
 });
 

@@ -5,52 +5,27 @@ import { createHash, randomBytes } from "node:crypto";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import postgres from "postgres";
-import { SMTPServer } from "smtp-server";
+import { type MailSink, startMailSink } from "../../scripts/lib/mail-sink.ts";
 import { connectionFrom, createTestContext, type TestContext } from "../setup/test-context.ts";
 
-export interface ReceivedMail {
-  to: string[];
-  raw: string;
-}
-
-export interface MailCatcher {
-  url: string;
-  mails: ReceivedMail[];
+export interface MailCatcher extends MailSink {
   /** The code of the newest mail to `address`, waiting for it to arrive. */
   codeFor(address: string, after?: number): Promise<string>;
-  close(): Promise<void>;
 }
 
 export async function startMailCatcher(): Promise<MailCatcher> {
-  const mails: ReceivedMail[] = [];
-  const server = new SMTPServer({
-    authOptional: true,
-    disabledCommands: ["STARTTLS"],
-    logger: false,
-    onData(stream, session, callback) {
-      const chunks: Buffer[] = [];
-      stream.on("data", (c: Buffer) => chunks.push(c));
-      stream.on("end", () => {
-        mails.push({ to: session.envelope.rcptTo.map((r) => r.address.toLowerCase()), raw: Buffer.concat(chunks).toString("utf8") });
-        callback();
-      });
-    },
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const port = (server.server.address() as AddressInfo).port;
+  const sink = await startMailSink();
   return {
-    url: `smtp://127.0.0.1:${port}`,
-    mails,
+    ...sink,
     async codeFor(address, after = 0) {
       for (let i = 0; i < 200; i++) {
-        const mail = mails.slice(after).reverse().find((m) => m.to.includes(address.toLowerCase()));
+        const mail = sink.mails.slice(after).reverse().find((m) => m.to.includes(address.toLowerCase()));
         const code = mail && /sign-in code is (\d{6})/.exec(mail.raw)?.[1];
         if (code) return code;
         await new Promise((r) => setTimeout(r, 25));
       }
       throw new Error(`no code mailed to ${address}`);
     },
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }
 

@@ -1,0 +1,53 @@
+// What a fresh `npm start` configures besides the demo chain, so that no route answers
+// `*_not_configured` locally: the jobs function's and the sponsorship verifier's secrets (made up
+// for this start unless set, and printed, so they can be sent with curl), and a mailbox for the
+// sign-in codes of the public MCP endpoint (a local SMTP server that prints every mail).
+import { randomBytes } from "node:crypto";
+import { type MailSink, readableMail, startMailSink } from "./mail-sink.ts";
+
+export const DEMO_MAIL_PORT = 54325;
+
+export interface LocalServices {
+  /** The gateway's settings: JOBS_SECRET, SPONSORSHIP_VERIFIER_SECRETS and SMTP_URL, each unless `env` sets it. */
+  env: Record<string, string>;
+  /** What `npm start` prints about them. */
+  lines: string[];
+  mailSink: MailSink | undefined;
+  stop(): Promise<void>;
+}
+
+const madeUpSecret = () => randomBytes(24).toString("base64url"); // 32 characters
+
+export async function startLocalServices(
+  env: Record<string, string | undefined>,
+  options: { mailPort?: number; log?: (line: string) => void } = {},
+): Promise<LocalServices> {
+  const log = options.log ?? ((line: string) => console.log(line));
+  const jobsSecret = env.JOBS_SECRET ?? madeUpSecret();
+  const verifierSecret = env.SPONSORSHIP_VERIFIER_SECRETS ?? madeUpSecret();
+  let mailSink: MailSink | undefined;
+  if (!env.SMTP_URL) {
+    try {
+      mailSink = await startMailSink({ port: options.mailPort ?? DEMO_MAIL_PORT, onMail: (mail) => log(`[mail] ${readableMail(mail)}`) });
+    } catch (error) {
+      console.error(`[mail] no local mailbox (set DEMO_MAIL_PORT to another port): ${error instanceof Error ? error.message : error}`);
+    }
+  }
+  const smtpUrl = env.SMTP_URL ?? mailSink?.url;
+  return {
+    env: {
+      JOBS_SECRET: jobsSecret,
+      SPONSORSHIP_VERIFIER_SECRETS: verifierSecret,
+      ...(smtpUrl ? { SMTP_URL: smtpUrl } : {}),
+    },
+    lines: [
+      `  Jobs secret   ${env.JOBS_SECRET ? "(JOBS_SECRET)" : jobsSecret}  (x-jobs-secret of POST /functions/v1/jobs)`,
+      `  Verifier      ${env.SPONSORSHIP_VERIFIER_SECRETS ? "(SPONSORSHIP_VERIFIER_SECRETS)" : verifierSecret}  (x-service-provider-verifier-secret)`,
+      ...(mailSink ? [`  Mail          ${mailSink.url}  (sign-in codes are printed here as [mail] lines)`] : []),
+    ],
+    mailSink,
+    stop: async () => {
+      await mailSink?.close();
+    },
+  };
+}
