@@ -1,10 +1,14 @@
 // What can be done with the caller's identity, for every surface: who they are, their profile, and
 // the wallets linked to them. A wallet is linked with a SIWE message signed over a nonce the service
-// issued (siwe.ts checks the text, viem the signature, core.link_crypto_address spends the nonce).
+// issued (siwe.ts checks the text; viem the signature of an Ethereum account, @mysten/sui's verifier
+// the personal-message signature of a Sui account; core.link_crypto_address spends the nonce).
 import type { z } from "@hono/zod-openapi";
+import { normalizeSuiAddress } from "@mysten/sui/utils";
+import { verifyPersonalMessageSignature } from "@mysten/sui/verify";
 import { getAddress, verifyMessage } from "viem";
 import { generateSiweNonce } from "viem/siwe";
 import { ApiError } from "../http/errors.ts";
+import { validationError } from "../http/validation.ts";
 import { noContent, ok, operation } from "../operations/operation.ts";
 import type { CryptoAddressSchema, LinkCryptoAddressSchema, ProfileSchema } from "./schemas.ts";
 import { checkSiweMessage } from "./siwe.ts";
@@ -29,6 +33,13 @@ function toCryptoAddress(row: CryptoAddressRow): CryptoAddress {
 }
 
 const WALLET_LINK = ["wallet:link"] as const;
+
+// The request schema takes either form; the message's account decides which one is valid.
+const SIGNATURE_FORM = { ethereum: /^0x[0-9a-fA-F]{130}$/, sui: /^[A-Za-z0-9+/]+={0,2}$/ } as const;
+const SIGNATURE_FORM_TEXT = {
+  ethereum: "An Ethereum account's signature is 0x and 130 hex digits (EIP-191).",
+  sui: "A Sui account's signature is the serialized signature in base64.",
+} as const;
 
 /** An API key's owner is one statement (core.enter_api_key_scope); a session or a grant names its user. */
 export const getSession = operation({
@@ -91,9 +102,14 @@ export const linkCryptoAddress = operation({
   scopes: WALLET_LINK,
   async run({ db, config }, body: z.output<typeof LinkCryptoAddressSchema>) {
     const claims = checkSiweMessage(body.message, config.SIWE_DOMAINS, new Date());
-    const address = getAddress(claims.address);
-    const signedByAddress = await verifyMessage({ address, message: body.message, signature: body.signature as `0x${string}` })
-      .catch(() => false);
+    if (!SIGNATURE_FORM[claims.chain].test(body.signature)) {
+      throw validationError([{ code: "custom", path: ["signature"], message: SIGNATURE_FORM_TEXT[claims.chain] }]);
+    }
+    const address = claims.chain === "sui" ? normalizeSuiAddress(claims.address) : getAddress(claims.address);
+    const signedByAddress = claims.chain === "sui"
+      ? await verifyPersonalMessageSignature(new TextEncoder().encode(body.message), body.signature, { address }).then(() => true, () => false)
+      : await verifyMessage({ address: address as `0x${string}`, message: body.message, signature: body.signature as `0x${string}` })
+        .catch(() => false);
     if (!signedByAddress) throw new ApiError(400, "siwe_signature_invalid", "The signature was not made by the message's address.");
     const [row] = await db.statement((tx) => tx<CryptoAddressRow[]>`
       select address, chain_id, connector, created_at

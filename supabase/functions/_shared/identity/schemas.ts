@@ -42,8 +42,16 @@ export const SiweNonceSchema = z
 
 export const LinkCryptoAddressSchema = z
   .object({
-    message: z.string().min(1).max(4096).openapi({ description: "The EIP-4361 message exactly as signed" }),
-    signature: z.string().regex(/^0x[0-9a-fA-F]{130}$/).openapi({ description: "65-byte hex signature (EIP-191)" }),
+    message: z.string().min(1).max(4096).openapi({
+      description: "The EIP-4361 message exactly as signed. A Sui account signs the same message with `Sui account:` in its first " +
+        "line, its 0x + 64 hex address, and `Chain ID: sui:mainnet` (or `sui:testnet`, `sui:devnet`, `sui:localnet`) (CAIP-122).",
+    }),
+    signature: z.union([
+      z.string().regex(/^0x[0-9a-fA-F]{130}$/).openapi({ description: "Ethereum: 65-byte hex signature (EIP-191)" }),
+      z.string().regex(/^[A-Za-z0-9+/]{40,2048}={0,2}$/).openapi({
+        description: "Sui: the serialized personal-message signature, base64 (scheme flag, signature and public key, as wallets return it)",
+      }),
+    ]),
     connector: z.string().min(1).max(64).openapi({ example: "metamask" }),
   })
   .strict()

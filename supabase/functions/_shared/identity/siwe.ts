@@ -1,11 +1,16 @@
-// Sign-In with Ethereum (EIP-4361) messages, read and checked by the service itself. viem's
-// parseSiweMessage turns a time it cannot read into an Invalid Date (which every comparison lets
-// through), a chain id into a lossy Number and ignores text around the fields; here every field is
-// read as written and checked as written.
+// Sign-In with Ethereum (EIP-4361) messages, and the same message for a Sui account (CAIP-122, "Sign
+// in with X": `... with your Sui account:`, a 0x + 64 hex address, `Chain ID: sui:testnet`), read
+// and checked by the service itself. viem's parseSiweMessage turns a time it cannot read into an
+// Invalid Date (which every comparison lets through), a chain id into a lossy Number and ignores
+// text around the fields; here every field is read as written and checked as written.
 import { ApiError } from "../http/errors.ts";
+
+/** The accounts a message can sign in with: Ethereum (any EVM chain) or Sui. */
+export type SignInChain = "ethereum" | "sui";
 
 /** A message's fields exactly as they appear in its text. */
 interface SiweFields {
+  chain: SignInChain;
   scheme?: string;
   domain: string;
   address: string;
@@ -23,10 +28,14 @@ interface SiweFields {
 
 /** What a checked message lets the service link: the signature over its text is checked next. */
 export interface SiweClaims {
+  chain: SignInChain;
   address: string;
   chainId: string;
   nonce: string;
 }
+
+/** The Sui networks an account can be linked on (CAIP-2 style, as stored). */
+export const SUI_CHAIN_IDS = ["sui:mainnet", "sui:testnet", "sui:devnet", "sui:localnet"] as const;
 
 /** How far in the future `Issued At` may be: the signer's clock may run ahead of ours. */
 export const SIWE_CLOCK_SKEW_SECONDS = 60;
@@ -36,7 +45,8 @@ export const SIWE_MAX_CHAIN_ID = BigInt(Number.MAX_SAFE_INTEGER);
 const siweError = (code: string, message: string, details?: unknown) => new ApiError(400, code, message, details);
 const malformed = (what: string) => siweError("siwe_message_invalid", `The SIWE message does not follow EIP-4361: ${what}.`);
 
-const HEADER = /^(?:(?<scheme>[A-Za-z][A-Za-z0-9+.-]*):\/\/)?(?<domain>\S+) wants you to sign in with your Ethereum account:$/;
+const HEADER = /^(?:(?<scheme>[A-Za-z][A-Za-z0-9+.-]*):\/\/)?(?<domain>\S+) wants you to sign in with your (?<chain>Ethereum|Sui) account:$/;
+const ADDRESS: Record<SignInChain, RegExp> = { ethereum: /^0x[0-9a-fA-F]{40}$/, sui: /^0x[0-9a-fA-F]{64}$/ };
 
 /**
  * Reads the fields of an EIP-4361 message line by line, in the order its ABNF fixes, and refuses
@@ -47,9 +57,10 @@ const HEADER = /^(?:(?<scheme>[A-Za-z][A-Za-z0-9+.-]*):\/\/)?(?<domain>\S+) want
 function readSiweFields(text: string): SiweFields {
   const lines = text.split("\n");
   const header = HEADER.exec(lines[0] ?? "");
-  if (!header?.groups) throw malformed("the first line must be `<domain> wants you to sign in with your Ethereum account:`");
+  if (!header?.groups) throw malformed("the first line must be `<domain> wants you to sign in with your Ethereum account:` (or `Sui account:`)");
+  const chain = header.groups.chain === "Sui" ? "sui" : "ethereum";
   const address = lines[1] ?? "";
-  if (!/^0x[0-9a-fA-F]{40}$/.test(address)) throw malformed("the second line must be the address");
+  if (!ADDRESS[chain].test(address)) throw malformed(`the second line must be the address (${chain === "sui" ? "0x and 64 hex digits" : "0x and 40 hex digits"})`);
   if (lines[2] !== "") throw malformed("an empty line must follow the address");
   // `[ statement LF ] LF`: either an empty line, or the statement and then an empty line.
   let next = 3;
@@ -67,6 +78,7 @@ function readSiweFields(text: string): SiweFields {
     return undefined;
   };
   const fields: SiweFields = {
+    chain,
     scheme: header.groups.scheme,
     domain: header.groups.domain!,
     address,
@@ -134,7 +146,13 @@ function checkUri(fields: SiweFields): void {
   }
 }
 
-function checkChainId(chainId: string): void {
+function checkChainId(chain: SignInChain, chainId: string): void {
+  if (chain === "sui") {
+    if (!(SUI_CHAIN_IDS as readonly string[]).includes(chainId)) {
+      throw siweError("siwe_chain_id_invalid", `A Sui message's chain id must be one of ${SUI_CHAIN_IDS.join(", ")}.`);
+    }
+    return;
+  }
   // Decimal without leading zeros, so the id stored is the text that was signed.
   if (!/^[1-9][0-9]*$/.test(chainId) || BigInt(chainId) > SIWE_MAX_CHAIN_ID) {
     throw siweError("siwe_chain_id_invalid", `The SIWE message's chain id must be an integer from 1 to ${SIWE_MAX_CHAIN_ID}.`);
@@ -173,8 +191,8 @@ export function checkSiweMessage(text: string, allowedDomains: readonly string[]
   }
   if (fields.version !== "1") throw siweError("siwe_message_invalid", "The SIWE message version must be 1.");
   if (!/^[A-Za-z0-9]{8,}$/.test(fields.nonce)) throw siweError("siwe_message_invalid", "The SIWE message nonce must be 8 or more letters and digits.");
-  checkChainId(fields.chainId);
+  checkChainId(fields.chain, fields.chainId);
   checkUri(fields);
   checkTimes(fields, now);
-  return { address: fields.address, chainId: fields.chainId, nonce: fields.nonce };
+  return { chain: fields.chain, address: fields.address, chainId: fields.chainId, nonce: fields.nonce };
 }
