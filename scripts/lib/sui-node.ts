@@ -569,7 +569,7 @@ export async function startSuiNode(options: SuiNodeOptions): Promise<SuiNode> {
 
   const server = createServer((request, response) => {
     answer(request, response).catch((error) => {
-      if (process.env.SUI_NODE_DEBUG) console.error(error);
+      console.error("[sui-node]", error); // a bug of the stand-in: handler errors are answered as gRPC statuses
       if (!response.headersSent) response.writeHead(500, { "content-type": "text/plain" }).end(String(error));
     });
   });
