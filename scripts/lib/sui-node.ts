@@ -61,7 +61,9 @@ export type Failure =
   /** The next request (of `method`, if named) gets HTTP 503 and is not processed. */
   | { kind: "transport"; method?: string }
   /** The next execution happens, but its answer is lost (HTTP 503). */
-  | { kind: "lost_response" };
+  | { kind: "lost_response" }
+  /** The next request (of `method`, if named) is never answered (until close). */
+  | { kind: "hang"; method?: string };
 
 export interface SuiNodeOptions {
   packageId: string;
@@ -323,7 +325,7 @@ export async function startSuiNode(options: SuiNodeOptions): Promise<SuiNode> {
     const { gas, price, budget } = checkGas(v1, sender);
     const call = checkCreateCollection(v1);
 
-    const failure = takeFailure((f) => f.kind !== "transport");
+    const failure = takeFailure((f) => f.kind === "abort" || f.kind === "insufficient_gas" || f.kind === "lost_response");
     const lamport = 1n + gas.reduce((max, coin) => (coin.version > max ? coin.version : max), 0n);
     const created: LedgerObject[] = [];
     let status: GrpcTypes.ExecutionStatus;
@@ -531,7 +533,9 @@ export async function startSuiNode(options: SuiNodeOptions): Promise<SuiNode> {
       response.writeHead(415, { "content-type": "text/plain" }).end("gRPC-web only");
       return;
     }
-    if (takeFailure((f) => f.kind === "transport" && (!f.method || f.method === methodName))) {
+    const outage = takeFailure((f) => (f.kind === "transport" || f.kind === "hang") && (!f.method || f.method === methodName));
+    if (outage?.kind === "hang") return;
+    if (outage) {
       response.writeHead(503, { "content-type": "text/plain" }).end("upstream unavailable");
       return;
     }
@@ -565,7 +569,7 @@ export async function startSuiNode(options: SuiNodeOptions): Promise<SuiNode> {
 
   const server = createServer((request, response) => {
     answer(request, response).catch((error) => {
-      if (process.env.SUI_NODE_DEBUG) console.error(error);
+      console.error("[sui-node]", error); // a bug of the stand-in: handler errors are answered as gRPC statuses
       if (!response.headersSent) response.writeHead(500, { "content-type": "text/plain" }).end(String(error));
     });
   });

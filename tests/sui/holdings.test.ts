@@ -76,6 +76,9 @@ describe("counting passes", () => {
     sui.node.requests.length = 0;
     await expect(countOwned(sui.client, { owners: ["0xnot-an-address"], collection: { type: TICKET }, passType })).rejects.toThrow(RangeError);
     await expect(countOwned(sui.client, { owners: [], collection: { type: TICKET }, passType })).rejects.toThrow(RangeError);
+    await expect(countOwned(sui.client, { owners: [alice], collection: { type: "0xfeed::nft" }, passType })).rejects.toThrow(RangeError);
+    await expect(countOwned(sui.client, { owners: [alice], collection: { objectId: "0x1234" }, passType: "@org/pass::collection::EventPass" }))
+      .rejects.toThrow(RangeError);
     expect(sui.node.requests).toEqual([]);
   });
 });

@@ -6,7 +6,7 @@ import { Transaction } from "@mysten/sui/transactions";
 import { fromBase64, normalizeStructTag, toBase64 } from "@mysten/sui/utils";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { moveLayouts, SUI_COIN_TYPE } from "../../scripts/lib/sui-node.ts";
-import { suiClientFor } from "../../supabase/functions/_shared/sui/client.ts";
+import { createSuiClient, suiClientFor } from "../../supabase/functions/_shared/sui/client.ts";
 import { SuiRejected, SuiUnavailable, SuiUnfunded } from "../../supabase/functions/_shared/sui/errors.ts";
 import { suiNetworkConfigSchema } from "../../supabase/functions/_shared/sui/network.ts";
 import {
@@ -208,6 +208,19 @@ describe("what the node refuses", () => {
     expect(collectionsOf(sui).length).toBe(before);
   });
 
+  it("pays a second prepared publish with another coin when told which coins are taken", async () => {
+    const first = fundService();
+    const second = sui.node.fund(sui.signer.address, ONE_SUI / 2n);
+    const a = await preparePublish(sui.client, sui.signer, { packageId: sui.packageId, input });
+    expect(a.gasCoin).toBe(first);
+    const b = await preparePublish(sui.client, sui.signer, { packageId: sui.packageId, input, avoidGasCoins: [a.gasCoin] });
+    expect(b.gasCoin).toBe(second);
+    await expect(executePrepared(sui.client, b)).resolves.toMatchObject({ status: "success" });
+    await expect(executePrepared(sui.client, a)).resolves.toMatchObject({ status: "success" });
+    await expect(preparePublish(sui.client, sui.signer, { packageId: sui.packageId, input, avoidGasCoins: [first, second] }))
+      .rejects.toBeInstanceOf(SuiUnfunded);
+  });
+
   it("refuses a prepared publish whose gas coin another publish spent first", async () => {
     fundService();
     const first = await preparePublish(sui.client, sui.signer, { packageId: sui.packageId, input });
@@ -256,6 +269,15 @@ describe("failures", () => {
     await expect(failed).rejects.toMatchObject({ grpcCode: "UNAVAILABLE" });
     expect(sui.node.ledger.transactions.has(prepared.digest)).toBe(false);
     await expect(executePrepared(sui.client, prepared)).resolves.toMatchObject({ status: "success" });
+  });
+
+  it("gives up on a node that does not answer, as SuiUnavailable", async () => {
+    fundService();
+    const impatient = createSuiClient(sui.network, { timeoutMs: 300 });
+    sui.node.failNext({ kind: "hang", method: "GetEpoch" });
+    const started = Date.now();
+    await expect(preparePublish(impatient, sui.signer, { packageId: sui.packageId, input })).rejects.toBeInstanceOf(SuiUnavailable);
+    expect(Date.now() - started).toBeLessThan(5_000);
   });
 
   it("turns a node that is not there into SuiUnavailable", async () => {

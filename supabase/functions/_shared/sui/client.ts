@@ -13,11 +13,17 @@ const clients = new WeakMap<SuiNetworkConfig, SuiGrpcClient>();
 /** The client of `network` (created once per configuration entry). */
 export function suiClientFor(network: SuiNetworkConfig): SuiGrpcClient {
   let client = clients.get(network);
-  if (!client) {
-    client = new SuiGrpcClient({ network: clientNetworkName(network.network), baseUrl: network.grpcUrl, fetch: boundedFetch(SUI_CALL_TIMEOUT_MS) });
-    clients.set(network, client);
-  }
+  if (!client) clients.set(network, client = createSuiClient(network));
   return client;
+}
+
+/** A new client of `network`, each call given up after `timeoutMs`. */
+export function createSuiClient(network: SuiNetworkConfig, options: { timeoutMs?: number } = {}): SuiGrpcClient {
+  return new SuiGrpcClient({
+    network: clientNetworkName(network.network),
+    baseUrl: network.grpcUrl,
+    fetch: boundedFetch(options.timeoutMs ?? SUI_CALL_TIMEOUT_MS),
+  });
 }
 
 /** fetch, aborted after `ms` (and by the caller's signal, when there is one). */

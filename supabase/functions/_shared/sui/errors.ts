@@ -26,7 +26,7 @@ export class SuiRejected extends Error {
 
 // gRPC statuses that say the request itself is wrong; every other status may pass on retry
 // (UNAVAILABLE, DEADLINE_EXCEEDED, RESOURCE_EXHAUSTED, and INTERNAL, which is also what the
-// gRPC-web transport reports when fetch itself fails).
+// gRPC-web transport reports when fetch itself fails or times out).
 const REFUSALS = new Set(["INVALID_ARGUMENT", "FAILED_PRECONDITION", "NOT_FOUND", "ALREADY_EXISTS", "OUT_OF_RANGE"]);
 
 function rpcCode(error: unknown): string | undefined {
@@ -53,7 +53,7 @@ export async function fromSui<T>(call: Promise<T>, options: { refusable?: boolea
       if (options.refusable) throw new SuiRejected(`The Sui node refused the transaction: ${messageOf(error)}`, code, { cause: error });
       throw new Error(`The Sui node refused a read (${code}): ${messageOf(error)}`, { cause: error });
     }
-    if (code || error instanceof TypeError || (error as { name?: string })?.name === "TimeoutError") {
+    if (code) {
       throw new SuiUnavailable(`The Sui node did not answer: ${messageOf(error)}`, code, { cause: error });
     }
     throw error;

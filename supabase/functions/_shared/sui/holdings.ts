@@ -8,7 +8,7 @@
 // The SDK's listOwnedObjects drops response headers, hence the generated StateService client.
 import { bcs } from "@mysten/sui/bcs";
 import type { SuiGrpcClient } from "@mysten/sui/grpc";
-import { normalizeStructTag, normalizeSuiAddress } from "@mysten/sui/utils";
+import { isValidStructTag, normalizeStructTag, normalizeSuiAddress } from "@mysten/sui/utils";
 import { fromSui, SuiUnavailable } from "./errors.ts";
 import { parseSuiAddress } from "./network.ts";
 import { eventPassType } from "./publish.ts";
@@ -48,6 +48,13 @@ const PAGE_SIZE = 1000;
 const PARALLEL_OWNERS = 4;
 const CHECKPOINT_HEADER = "x-sui-checkpoint-height";
 
+/** `type` normalised; named packages (`@org/pkg::...`) are refused: the node does not resolve them. */
+function moveType(type: string): string {
+  if (!type.startsWith("0x") || !isValidStructTag(type)) throw new RangeError(`not a Move struct type: ${type}`);
+  return normalizeStructTag(type);
+}
+
+/** Passes of `collection` held by each of `owners` (deduplicated), read page by page. */
 export async function countOwned(
   client: SuiGrpcClient,
   args: { owners: readonly string[]; collection: SuiCollectionRef; passType: string; pageSize?: number },
@@ -55,7 +62,7 @@ export async function countOwned(
   const owners = [...new Set(args.owners.map((owner) => parseSuiAddress(owner, "owner")))];
   if (owners.length === 0) throw new RangeError("at least one owner is required");
   const byCollection = "objectId" in args.collection ? parseSuiAddress(args.collection.objectId, "collection") : null;
-  const objectType = normalizeStructTag("type" in args.collection ? args.collection.type : args.passType);
+  const objectType = moveType("type" in args.collection ? args.collection.type : args.passType);
   const perOwner: Record<string, number> = Object.fromEntries(owners.map((owner) => [owner, 0]));
   let lowest: bigint | null = null;
 

@@ -88,22 +88,28 @@ export interface PreparedPublish {
   signature: string;
   /** The transaction digest (base58): the same for every execution of these bytes. */
   digest: string;
+  /** The SUI coin it pays with: spent by the first of the transactions built on it to execute. */
+  gasCoin: string;
 }
 
 /**
  * Reads the reference gas price and picks the richest SUI coin of the signer (one page), then
- * builds and signs. SuiUnfunded when no coin holds the budget; SuiUnavailable when the node or
- * the signer does not answer. Nothing is sent to the chain.
+ * builds and signs. `avoidGasCoins`: coins of prepared transactions not yet executed, which a
+ * second transaction must not also spend (Sui would refuse one of the two). SuiUnfunded when no
+ * other coin holds the budget; SuiUnavailable when the node or the signer does not answer.
+ * Nothing is sent to the chain.
  */
 export async function preparePublish(
   client: SuiGrpcClient,
   signer: SuiSigner,
-  args: { packageId: string; input: CollectionInput; gasBudget?: bigint },
+  args: { packageId: string; input: CollectionInput; gasBudget?: bigint; avoidGasCoins?: readonly string[] },
 ): Promise<PreparedPublish> {
   const gasBudget = args.gasBudget ?? DEFAULT_PUBLISH_GAS_BUDGET;
   const { referenceGasPrice } = await fromSui(client.getReferenceGasPrice());
   if (!/^\d+$/.test(referenceGasPrice)) throw new SuiUnavailable("The Sui node did not report a reference gas price");
-  const { objects: coins } = await fromSui(client.listCoins({ owner: signer.address, limit: GAS_COIN_PAGE }));
+  const { objects: listed } = await fromSui(client.listCoins({ owner: signer.address, limit: GAS_COIN_PAGE }));
+  const avoid = new Set((args.avoidGasCoins ?? []).map((id) => normalizeSuiAddress(id)));
+  const coins = listed.filter((coin) => !avoid.has(normalizeSuiAddress(coin.objectId)));
   const richest = coins.reduce<(typeof coins)[number] | undefined>(
     (best, coin) => (!best || BigInt(coin.balance) > BigInt(best.balance) ? coin : best), undefined);
   if (!richest || BigInt(richest.balance) < gasBudget) {
@@ -125,7 +131,7 @@ export async function preparePublish(
     // A remote signer down; its message is not passed on (it could quote key material).
     throw new SuiUnavailable("The Sui signer could not sign; nothing was sent", undefined, { cause: error });
   }
-  return { bytes: toBase64(bytes), signature, digest: TransactionDataBuilder.getDigestFromBytes(bytes) };
+  return { bytes: toBase64(bytes), signature, digest: TransactionDataBuilder.getDigestFromBytes(bytes), gasCoin: normalizeSuiAddress(richest.objectId) };
 }
 
 export interface PublishOutcome {
