@@ -11,16 +11,27 @@ import { CHAIN_ID, issueNonce, newWallet, signAndLink, siweMessage } from "../id
 import { createTestContext, type UserWithKey } from "../setup/test-context.ts";
 import { operationsOf, requestArbitrary, sendAndCheck, type FuzzContext, type FuzzRequest, type Operation } from "./request-generators.ts";
 import { rowChanges, userRowsReader, type UserRows } from "./user-rows.ts";
+import { startSui } from "../sui/sui-fixtures.ts";
 
 const SEED = Number(process.env.FUZZ_SEED ?? 20261123);
 // About 20 s for the file on the 2-core machine (22 operations, ~1.5 ms a request).
 const RUNS = Number(process.env.FUZZ_RUNS ?? 600);
 const REPLAY = process.env.FUZZ_PATH ? { path: process.env.FUZZ_PATH, endOnFailure: true } : {};
-const PERMISSIONS = ["checkout:create", "checkout:retry", "sponsorship:write"];
+const PERMISSIONS = ["checkout:create", "checkout:retry", "sponsorship:write", "collections:publish"];
 
 const VERIFIER_SECRET = "fuzz-verifier-secret-0123456789-0123456789";
-const ctx = await createTestContext({ SPONSORSHIP_VERIFIER_SECRETS: VERIFIER_SECRET, RELAYER_PRIVATE_KEY: `0x${"ab".repeat(32)}` });
-afterAll(() => ctx.close());
+// A Sui node (the stand-in) and key, so that publishes get past the configuration to their own checks.
+const sui = await startSui();
+const ctx = await createTestContext({
+  SPONSORSHIP_VERIFIER_SECRETS: VERIFIER_SECRET,
+  RELAYER_PRIVATE_KEY: `0x${"ab".repeat(32)}`,
+  SUI_NETWORKS: JSON.stringify([{ network: sui.network.network, grpcUrl: sui.network.grpcUrl, packageId: sui.packageId }]),
+  SUI_PRIVATE_KEY: sui.serviceKey.getSecretKey(),
+});
+afterAll(async () => {
+  await ctx.close();
+  await sui.node.close();
+});
 
 const document = await (await ctx.call("/api/v3/openapi")).json();
 // DELETEs last: they may destroy the fuzzer's own rows that the other operations aim at.

@@ -1,6 +1,8 @@
 import { z } from "zod";
 import { parseIpRange } from "./http/ip-address.ts";
 import type { Environment } from "./platform/runtime.ts";
+import { suiNetworksSchema } from "./sui/network.ts";
+import { suiPrivateKeySchema } from "./sui/signer.ts";
 
 const commaList = z
   .string()
@@ -113,6 +115,13 @@ const configSchema = z.object({
   CHECKOUT_UI_URL: z.string().url().optional().transform((url) => url?.replace(/\/+$/, "")),
   // The EVM chains the service reads: [{"chainId": 8453, "rpcUrl": "https://...", "confirmations": 3}].
   EVM_CHAINS: jsonSetting(evmChainsSchema, "[]", "a JSON array of {chainId, rpcUrl, confirmations}"),
+  // The Sui networks the service publishes collections on and reads passes from:
+  // [{"network": "sui:testnet", "grpcUrl": "https://fullnode.testnet.sui.io:443", "packageId": "0x..."}], the
+  // packageId being the event_pass Move package published there (contracts/sui/event_pass).
+  SUI_NETWORKS: jsonSetting(suiNetworksSchema, "[]", "a JSON array of {network, grpcUrl, packageId}"),
+  // The service's Sui key (suiprivkey1..., Ed25519) that signs and pays for collection publishes; never
+  // logged. Unset: publishing answers 503 sui_not_configured. Hold gas money only.
+  SUI_PRIVATE_KEY: suiPrivateKeySchema.optional(),
   // The service's key (0x + 64 hex) that signs dynamic-price mint vouchers; never logged.
   SERVICE_SIGNER_PRIVATE_KEY: z.string().regex(/^0x[0-9a-fA-F]{64}$/, "0x and 64 hex digits").optional(),
   // The local gateway (scripts/gateway.ts) only: run the checkout webhook dispatcher in-process

@@ -12,6 +12,7 @@ import { meAuditEndpoints } from "./me-audit/handlers.ts";
 import { meGrantsEndpoints } from "./me-grants/handlers.ts";
 import { relaysEndpoints } from "./relays/handlers.ts";
 import { sponsorshipEndpoints } from "./sponsorship/handlers.ts";
+import { suiEndpoints } from "./sui/handlers.ts";
 import { venuesEndpoints } from "./venues/handlers.ts";
 
 export const endpoints: readonly AnyEndpoint[] = [
@@ -21,6 +22,7 @@ export const endpoints: readonly AnyEndpoint[] = [
   ...hubsEndpoints,
   ...venuesEndpoints,
   ...collectionsEndpoints,
+  ...suiEndpoints,
   ...checkoutEndpoints,
   ...sponsorshipEndpoints,
   ...relaysEndpoints,

@@ -4,6 +4,7 @@
 // Invalid Date (which every comparison lets through), a chain id into a lossy Number and ignores
 // text around the fields; here every field is read as written and checked as written.
 import { ApiError } from "../http/errors.ts";
+import { SUI_NETWORKS } from "../sui/network.ts";
 
 /** The accounts a message can sign in with: Ethereum (any EVM chain) or Sui. */
 export type SignInChain = "ethereum" | "sui";
@@ -33,9 +34,6 @@ export interface SiweClaims {
   chainId: string;
   nonce: string;
 }
-
-/** The Sui networks an account can be linked on (CAIP-2 style, as stored). */
-export const SUI_CHAIN_IDS = ["sui:mainnet", "sui:testnet", "sui:devnet", "sui:localnet"] as const;
 
 /** How far in the future `Issued At` may be: the signer's clock may run ahead of ours. */
 export const SIWE_CLOCK_SKEW_SECONDS = 60;
@@ -148,8 +146,8 @@ function checkUri(fields: SiweFields): void {
 
 function checkChainId(chain: SignInChain, chainId: string): void {
   if (chain === "sui") {
-    if (!(SUI_CHAIN_IDS as readonly string[]).includes(chainId)) {
-      throw siweError("siwe_chain_id_invalid", `A Sui message's chain id must be one of ${SUI_CHAIN_IDS.join(", ")}.`);
+    if (!(SUI_NETWORKS as readonly string[]).includes(chainId)) {
+      throw siweError("siwe_chain_id_invalid", `A Sui message's chain id must be one of ${SUI_NETWORKS.join(", ")}.`);
     }
     return;
   }

@@ -7,6 +7,8 @@ import { encodeContractCall } from "../../../_shared/chain/encode-call.ts";
 import * as events from "../../../_shared/events/operations.ts";
 import { EventListQuery } from "../../../_shared/events/schemas.ts";
 import * as collections from "../../../_shared/collections/operations.ts";
+import * as sui from "../../../_shared/sui/operations.ts";
+import { PublishSuiCollectionSchema, SuiCollectionSchema } from "../../../_shared/sui/schemas.ts";
 import * as sessions from "../../../_shared/checkout/operations.ts";
 import * as payments from "../../../_shared/checkout/payments.ts";
 import * as sponsorship from "../../../_shared/sponsorship/operations.ts";
@@ -154,6 +156,23 @@ const checkout = {
   get_nft_collection: define({
     name: "get_nft_collection", operation: collections.getCollection, title: "Read an NFT collection", description: "One of your collections (GET /api/v3/nft-collection/{collectionId}).",
     input: z.object({ collectionId: ObjectId }).strict(), output: CollectionSchema, annotations: READ,
+  }),
+  publish_sui_collection: define({
+    name: "publish_sui_collection", operation: sui.publishSuiCollection, title: "Publish a Sui event-pass collection",
+    description: "Publishes a Sui collection of event passes, the service paying the gas; the organiser (one of your linked Sui " +
+      "addresses) gets the capability to mint (POST /api/v3/crypto/sui/collection/publish, permission collections:publish). " +
+      "Idempotent per clientReference. The arguments are the REST body.",
+    input: PublishSuiCollectionSchema, output: SuiCollectionSchema, annotations: { ...onChain(ADD), idempotentHint: true },
+  }),
+  list_sui_collections: define({
+    name: "list_sui_collections", operation: sui.listSuiCollections, title: "List your Sui collections",
+    description: "Your Sui collection publishes, newest first (GET /api/v3/crypto/sui/collection).",
+    input: z.object({}).strict(), output: z.object({ items: z.array(SuiCollectionSchema) }), annotations: READ,
+  }),
+  get_sui_collection: define({
+    name: "get_sui_collection", operation: sui.getSuiCollection, title: "Read a Sui collection",
+    description: "One of your Sui collection publishes by its record id (GET /api/v3/crypto/sui/collection/{collectionId}).",
+    input: z.object({ collectionId: ObjectId }).strict(), output: SuiCollectionSchema, annotations: READ,
   }),
   create_checkout_session: define({
     name: "create_checkout_session", operation: sessions.createCheckoutSession, title: "Create a checkout session",

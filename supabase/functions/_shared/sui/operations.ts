@@ -1,0 +1,230 @@
+// What can be done with Sui event-pass collections, for every surface. A publish is three steps,
+// each committed on its own, around the node's calls:
+//   sui.begin_publish (the record, idempotent per clientReference; the organiser must be linked),
+//   preparePublish + sui.record_prepared (the signed transaction is stored before it is executed:
+//     the first one stored is the one that counts),
+//   executePrepared + sui.finish_publish (the outcome from the effects).
+// A retry after any failure in between executes the stored transaction again: a digest runs once on
+// Sui, so nothing is published twice. Publishes of one service key run one at a time (a lease in
+// Postgres, sui.lease_signer), because two transactions over the same gas coin version equivocate.
+import { createHash, randomUUID } from "node:crypto";
+import type { z } from "@hono/zod-openapi";
+import type { Config } from "../config.ts";
+import type { Scoped, Tx } from "../db/database.ts";
+import { ApiError } from "../http/errors.ts";
+import { ok, operation } from "../operations/operation.ts";
+import { suiClientFor } from "./client.ts";
+import { SuiRejected, SuiUnavailable, SuiUnfunded } from "./errors.ts";
+import type { SuiNetworkConfig } from "./network.ts";
+import { executePrepared, type PreparedPublish, preparePublish, type PublishOutcome } from "./publish.ts";
+import type { PublishSuiCollectionSchema, SuiCollectionSchema } from "./schemas.ts";
+import { type SuiSigner, suiSignerFor } from "./signer.ts";
+
+type SuiCollection = z.output<typeof SuiCollectionSchema>;
+type PublishInput = z.output<typeof PublishSuiCollectionSchema>;
+
+interface CollectionRow {
+  id: string;
+  client_reference: string;
+  network: SuiCollection["network"];
+  package_id: string;
+  organiser: string;
+  name: string;
+  description: string;
+  image_url: string;
+  project_url: string;
+  max_supply: bigint | null;
+  transferable: boolean;
+  status: SuiCollection["status"];
+  tx_bytes: string | null;
+  tx_signature: string | null;
+  digest: string | null;
+  collection_object_id: string | null;
+  cap_object_id: string | null;
+  pass_type: string | null;
+  failure_code: string | null;
+  failure_reason: string | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+function toSuiCollection(row: CollectionRow): SuiCollection {
+  return {
+    id: row.id,
+    clientReference: row.client_reference,
+    network: row.network,
+    packageId: row.package_id,
+    organiserAddress: row.organiser,
+    name: row.name,
+    description: row.description,
+    imageUrl: row.image_url,
+    projectUrl: row.project_url,
+    maxSupply: row.max_supply === null ? null : Number(row.max_supply),
+    transferable: row.transferable,
+    status: row.status,
+    digest: row.digest,
+    collectionObjectId: row.collection_object_id,
+    capObjectId: row.cap_object_id,
+    passType: row.pass_type,
+    failure: row.failure_code ? { code: row.failure_code, reason: row.failure_reason ?? "" } : null,
+    createdAt: row.created_at.toISOString(),
+    updatedAt: row.updated_at.toISOString(),
+  };
+}
+
+const columns = (tx: Tx) =>
+  tx`id, client_reference, network, package_id, organiser, name, description, image_url, project_url, max_supply,
+     transferable, status, tx_bytes, tx_signature, digest, collection_object_id, cap_object_id, pass_type,
+     failure_code, failure_reason, created_at, updated_at`;
+
+/** The node and package of `network`, and the service's key, or 503 sui_not_configured. */
+function publisherOf(config: Config, network: string): { node: SuiNetworkConfig; signer: SuiSigner } {
+  const node = config.SUI_NETWORKS.find((entry) => entry.network === network);
+  const signer = suiSignerFor(config);
+  if (!node || !signer) {
+    throw new ApiError(503, "sui_not_configured", `This service does not publish on ${network}${signer ? "" : " (it has no Sui key)"}.`);
+  }
+  return { node, signer };
+}
+
+/** What makes two requests the same publish: every field, in a fixed order. */
+function requestHash(input: PublishInput): Buffer {
+  const fields = [input.network, input.name, input.description, input.imageUrl, input.projectUrl, input.maxSupply, input.transferable, input.organiserAddress];
+  return createHash("sha256").update(JSON.stringify(fields)).digest();
+}
+
+const SUI_RETRY_AFTER_SECONDS = "5";
+const suiUnavailable = (error: SuiUnavailable) =>
+  new ApiError(503, "sui_unavailable", `${error.message}. Retry with the same request: it will not publish twice.`, undefined, {
+    "Retry-After": SUI_RETRY_AFTER_SECONDS,
+  });
+
+/** The publish's answer: 201 published now, 200 published earlier, 422 failed (the record says why). */
+function answerOf(row: CollectionRow, publishedNow: boolean) {
+  const collection = toSuiCollection(row);
+  if (row.status === "failed") {
+    throw new ApiError(422, "sui_execution_failed", `The chain did not publish the collection: ${row.failure_reason}`, { collection });
+  }
+  if (row.status !== "published") {
+    throw new ApiError(503, "sui_unavailable", "The publish is still in progress; retry with the same request.", { collection }, {
+      "Retry-After": SUI_RETRY_AFTER_SECONDS,
+    });
+  }
+  return ok(collection, publishedNow ? 201 : 200);
+}
+
+// How long a publish may hold its key's lease (the node's calls are bounded by SUI_CALL_TIMEOUT_MS
+// each), and how long another waits for it before answering 503.
+const LEASE_SECONDS = 90;
+const LEASE_WAIT_MS = 15_000;
+const localLeases = new Map<string, Promise<unknown>>();
+
+/**
+ * Runs `work` holding the lease of the service's key on the network: one publish at a time in this
+ * process (a queue), and across replicas (the row in sui.signer_leases, polled while another holds it).
+ */
+async function withSignerLease<T>(db: Scoped, network: string, signer: string, work: () => Promise<T>): Promise<T> {
+  const key = `${network}:${signer}`;
+  const previous = localLeases.get(key) ?? Promise.resolve();
+  const run = previous.then(async () => {
+    const holder = randomUUID();
+    const deadline = Date.now() + LEASE_WAIT_MS;
+    for (;;) {
+      const [taken] = await db.statement((tx) => tx<{ taken: boolean | null }[]>`
+        select sui.lease_signer(${network}, ${signer}, ${holder}::uuid, ${LEASE_SECONDS}) as taken`);
+      if (taken?.taken) break;
+      if (Date.now() > deadline) throw new SuiUnavailable("Another replica has been publishing with the service's Sui key for too long");
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    try {
+      return await work();
+    } finally {
+      await db.statement((tx) => tx`select sui.release_signer(${network}, ${signer}, ${holder}::uuid)`).catch(() => {});
+    }
+  });
+  const settled = run.then(() => {}, () => {});
+  localLeases.set(key, settled);
+  void settled.then(() => localLeases.get(key) === settled && localLeases.delete(key));
+  return run;
+}
+
+async function begin(db: Scoped, input: PublishInput, packageId: string): Promise<CollectionRow> {
+  const [row] = await db.statement((tx) => tx<CollectionRow[]>`
+    select ${columns(tx)} from sui.begin_publish(${input.clientReference}, ${requestHash(input)}, ${input.network}, ${packageId},
+      ${input.organiserAddress}, ${input.name}, ${input.description}, ${input.imageUrl}, ${input.projectUrl}, ${input.maxSupply},
+      ${input.transferable})`);
+  return row!;
+}
+
+/** The outcome as the record's final state; a refusal by the node is a failure too (that transaction is dead). */
+async function finish(db: Scoped, id: string, digest: string, outcome: PublishOutcome | SuiRejected): Promise<CollectionRow> {
+  const published = !(outcome instanceof SuiRejected) && outcome.status === "success";
+  const [code, reason] = outcome instanceof SuiRejected
+    ? ["sui_rejected", outcome.message]
+    : [outcome.errorKind ? outcome.errorKind.replace(/([a-z])([A-Z])/g, "$1_$2").toLowerCase() : "execution_failed", outcome.error ?? ""];
+  const success = outcome instanceof SuiRejected ? undefined : outcome;
+  const [row] = await db.statement((tx) => tx<CollectionRow[]>`
+    select ${columns(tx)} from sui.finish_publish(${id}, ${digest}, ${published}, ${success?.collectionId ?? null},
+      ${success?.capId ?? null}, ${success?.passType ?? null}, ${published ? null : code}, ${published ? null : reason})`);
+  return row!;
+}
+
+/** API keys with collections:publish: it spends the service's gas. Runs its own transactions around the node's calls. */
+export const publishSuiCollection = operation({
+  name: "sui.collections.publish",
+  permission: "collections:publish",
+  ownTransactions: true,
+  async run({ db, config }, input: PublishInput) {
+    const { node, signer } = publisherOf(config, input.network);
+    const first = await begin(db, input, node.packageId);
+    if (first.status !== "pending") return answerOf(first, false);
+    const client = suiClientFor(node);
+    try {
+      return await withSignerLease(db, node.network, signer.address, async () => {
+        // Read again under the lease: a concurrent twin may have finished meanwhile.
+        const row = await begin(db, input, node.packageId);
+        if (row.status !== "pending") return answerOf(row, false);
+        let prepared: Pick<PreparedPublish, "bytes" | "signature" | "digest">;
+        if (row.tx_bytes && row.tx_signature && row.digest) {
+          prepared = { bytes: row.tx_bytes, signature: row.tx_signature, digest: row.digest };
+        } else {
+          const fresh = await preparePublish(client, signer, {
+            packageId: node.packageId,
+            input: { ...input, organiser: input.organiserAddress },
+          });
+          const [stored] = await db.statement((tx) => tx<{ tx_bytes: string; tx_signature: string; digest: string }[]>`
+            select * from sui.record_prepared(${row.id}, ${fresh.bytes}, ${fresh.signature}, ${fresh.digest})`);
+          prepared = { bytes: stored!.tx_bytes, signature: stored!.tx_signature, digest: stored!.digest };
+        }
+        const outcome = await executePrepared(client, prepared).catch((error: unknown) => {
+          if (error instanceof SuiRejected) return error;
+          throw error;
+        });
+        return answerOf(await finish(db, row.id, prepared.digest, outcome), true);
+      });
+    } catch (error) {
+      // An empty gas purse needs the operator, not a retry alone: said in the log.
+      if (error instanceof SuiUnfunded) console.error(`[sui] ${error.message}`);
+      if (error instanceof SuiUnavailable) throw suiUnavailable(error);
+      throw error;
+    }
+  },
+});
+
+export const listSuiCollections = operation({
+  name: "sui.collections.list",
+  async run({ db }) {
+    const rows = await db.statement((tx) => tx<CollectionRow[]>`
+      select ${columns(tx)} from sui.collections order by created_at desc, id desc limit 200`);
+    return ok({ items: rows.map(toSuiCollection) });
+  },
+});
+
+export const getSuiCollection = operation({
+  name: "sui.collections.get",
+  async run({ db }, { collectionId }: { collectionId: string }) {
+    const [row] = await db.statement((tx) => tx<CollectionRow[]>`select ${columns(tx)} from sui.collections where id = ${collectionId}`);
+    if (!row) throw new ApiError(404, "not_found", "No such Sui collection publish.");
+    return ok(toSuiCollection(row));
+  },
+});
