@@ -45,6 +45,9 @@ create table sui.collections (
   tx_bytes             text check (char_length(tx_bytes) <= 65536),
   tx_signature         text check (char_length(tx_signature) <= 4096),
   digest               text unique check (digest ~ '^[1-9A-HJ-NP-Za-km-z]{32,44}$'),
+  -- The coin the stored transaction pays with: no other transaction may spend it while this one
+  -- is pending (sui.unfinished_gas_coins).
+  gas_coin             sui.object_id,
   collection_object_id sui.object_id,
   cap_object_id        sui.object_id,
   pass_type            text check (char_length(pass_type) <= 300),
@@ -53,7 +56,7 @@ create table sui.collections (
   created_at           timestamptz not null default now(),
   updated_at           timestamptz not null default now(),
   unique (owner_id, client_reference),
-  check ((tx_bytes is null) = (digest is null) and (tx_bytes is null) = (tx_signature is null)),
+  check ((tx_bytes is null) = (digest is null) and (tx_bytes is null) = (tx_signature is null) and (tx_bytes is null) = (gas_coin is null)),
   check (status <> 'published' or (digest is not null and collection_object_id is not null and cap_object_id is not null and pass_type is not null)),
   check (status <> 'failed' or failure_code is not null)
 );
@@ -132,13 +135,13 @@ create function sui.begin_publish(
 
 -- Stores the signed transaction of a pending row unless one is stored already; returns the one that
 -- counts (the first), which the caller executes.
-create function sui.record_prepared(p_id text, p_bytes text, p_signature text, p_digest text)
+create function sui.record_prepared(p_id text, p_bytes text, p_signature text, p_digest text, p_gas_coin text)
   returns table (tx_bytes text, tx_signature text, digest text)
   language plpgsql volatile security definer
   set search_path = ''
   as $$
   begin
-    update sui.collections c set tx_bytes = p_bytes, tx_signature = p_signature, digest = p_digest, updated_at = now()
+    update sui.collections c set tx_bytes = p_bytes, tx_signature = p_signature, digest = p_digest, gas_coin = p_gas_coin, updated_at = now()
       where c.id = p_id and c.owner_id = core.current_user_id() and c.status = 'pending' and c.tx_bytes is null;
     return query
       select c.tx_bytes, c.tx_signature, c.digest from sui.collections c
@@ -147,6 +150,16 @@ create function sui.record_prepared(p_id text, p_bytes text, p_signature text, p
       raise exception 'no such collection' using errcode = 'PT404', hint = 'not_found';
     end if;
   end
+  $$;
+
+-- The gas coins of transactions signed on `p_network` and not known to have executed (whoever's
+-- publish they are): a new transaction pays with another coin, or it could be an equivocation.
+create function sui.unfinished_gas_coins(p_network text) returns text[]
+  language sql stable security definer
+  set search_path = ''
+  as $$
+    select coalesce(array_agg(distinct c.gas_coin), '{}') from sui.collections c
+    where c.network = p_network and c.status = 'pending' and c.gas_coin is not null
   $$;
 
 -- The outcome of the stored transaction (p_digest must be its digest). A row already final stays as
@@ -176,7 +189,8 @@ create function sui.finish_publish(
 revoke execute on all functions in schema sui from public;
 grant execute on function
   sui.begin_publish(text, bytea, text, text, text, text, text, text, text, bigint, boolean),
-  sui.record_prepared(text, text, text, text),
+  sui.record_prepared(text, text, text, text, text),
+  sui.unfinished_gas_coins(text),
   sui.finish_publish(text, text, boolean, text, text, text, text, text),
   sui.lease_signer(text, text, uuid, integer),
   sui.release_signer(text, text, uuid)

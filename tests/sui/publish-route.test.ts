@@ -94,6 +94,19 @@ describe("publishing", () => {
     expect(collections().length).toBe(created + 1);
   });
 
+  it("never pays with the gas coin of a stored transaction not yet executed, which then still executes", async () => {
+    sui.node.fund(sui.signer.address, 100_000_000_000n); // a second coin
+    const stalled = body();
+    sui.node.failNext({ kind: "transport", method: "ExecuteTransaction" });
+    await expectErrorBody(await publish(stalled), 503, "sui_unavailable");
+    const other = body();
+    expect((await publish(other)).status).toBe(201);
+    const coins = await t.owner<{ client_reference: string; gas_coin: string }[]>`
+      select client_reference, gas_coin from sui.collections where client_reference in (${stalled.clientReference}, ${other.clientReference})`;
+    expect(new Set(coins.map((row) => row.gas_coin)).size).toBe(2);
+    expect((await publish(stalled)).status).toBe(201);
+  });
+
   it("publishes once for concurrent twins, all answered with the one record", async () => {
     const request = body();
     const created = collections().length;

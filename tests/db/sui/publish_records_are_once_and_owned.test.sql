@@ -4,7 +4,7 @@
 -- stays finished, and only for its own digest; nobody reads another's rows; nothing is granted but
 -- to authenticated.
 begin;
-select plan(19);
+select plan(21);
 
 \set pkg '0x00000000000000000000000000000000000000000000000000000000000000aa'
 \set organiser '0x00000000000000000000000000000000000000000000000000000000000000b1'
@@ -39,10 +39,11 @@ select is((select id from pg_temp.begin('r1', 'request one')), :'row1', 'the sam
 select is(tests.error_of($$select * from pg_temp.begin('r1', 'request two')$$)->>'hint', 'client_reference_reused',
   'the same reference with another request is a conflict');
 
-select is((select digest from sui.record_prepared(:'row1', 'AAAA', 'sig-1', :'digest1')), :'digest1', 'the first signed transaction is stored');
-select is((select digest from sui.record_prepared(:'row1', 'BBBB', 'sig-2', :'digest2')), :'digest1',
+select is((select digest from sui.record_prepared(:'row1', 'AAAA', 'sig-1', :'digest1', :'cap')), :'digest1', 'the first signed transaction is stored');
+select is((select digest from sui.record_prepared(:'row1', 'BBBB', 'sig-2', :'digest2', :'col')), :'digest1',
   'a second one is not: the first is returned to be executed again');
 
+select is(sui.unfinished_gas_coins('sui:testnet'), array[:'cap'], 'the pending transaction''s gas coin is kept from others');
 select is((select status from sui.finish_publish(:'row1', :'digest2', true, :'col', :'cap', 'x::collection::EventPass', null, null)),
   'pending', 'an outcome for another digest changes nothing');
 select is((select status from sui.finish_publish(:'row1', :'digest1', true, :'col', :'cap', :'pkg' || '::collection::EventPass', null, null)),
@@ -50,10 +51,11 @@ select is((select status from sui.finish_publish(:'row1', :'digest1', true, :'co
 select is((select status from sui.finish_publish(:'row1', :'digest1', false, null, null, null, 'move_abort', 'late')),
   'published', 'a finished row stays finished');
 select is((select collection_object_id from sui.collections where id = :'row1'), :'col', 'with its collection object');
+select is(sui.unfinished_gas_coins('sui:testnet'), '{}'::text[], 'and its gas coin free again');
 
 select tests.authenticate_as(:'bob');
 select is((select count(*) from sui.collections), 0::bigint, 'another user reads none of it');
-select ok(tests.error_of(format('select * from sui.record_prepared(%L, %L, %L, %L)', :'row1', 'CCCC', 'sig-3', :'digest2')) is not null,
+select ok(tests.error_of(format('select * from sui.record_prepared(%L, %L, %L, %L, %L)', :'row1', 'CCCC', 'sig-3', :'digest2', :'col')) is not null,
   'record_prepared of another user''s row is refused');
 
 select tests.authenticate_as(:'alice');

@@ -6,7 +6,8 @@
 //   executePrepared + sui.finish_publish (the outcome from the effects).
 // A retry after any failure in between executes the stored transaction again: a digest runs once on
 // Sui, so nothing is published twice. Publishes of one service key run one at a time (a lease in
-// Postgres, sui.lease_signer), because two transactions over the same gas coin version equivocate.
+// Postgres, sui.lease_signer), and never pay with the coin of a stored transaction not yet executed
+// (sui.unfinished_gas_coins): two transactions over the same gas coin version equivocate.
 import { createHash, randomUUID } from "node:crypto";
 import type { z } from "@hono/zod-openapi";
 import type { Config } from "../config.ts";
@@ -188,12 +189,15 @@ export const publishSuiCollection = operation({
         if (row.tx_bytes && row.tx_signature && row.digest) {
           prepared = { bytes: row.tx_bytes, signature: row.tx_signature, digest: row.digest };
         } else {
+          const [unfinished] = await db.statement((tx) => tx<{ coins: string[] }[]>`
+            select sui.unfinished_gas_coins(${node.network}) as coins`);
           const fresh = await preparePublish(client, signer, {
             packageId: node.packageId,
             input: { ...input, organiser: input.organiserAddress },
+            avoidGasCoins: unfinished!.coins,
           });
           const [stored] = await db.statement((tx) => tx<{ tx_bytes: string; tx_signature: string; digest: string }[]>`
-            select * from sui.record_prepared(${row.id}, ${fresh.bytes}, ${fresh.signature}, ${fresh.digest})`);
+            select * from sui.record_prepared(${row.id}, ${fresh.bytes}, ${fresh.signature}, ${fresh.digest}, ${fresh.gasCoin})`);
           prepared = { bytes: stored!.tx_bytes, signature: stored!.tx_signature, digest: stored!.digest };
         }
         const outcome = await executePrepared(client, prepared).catch((error: unknown) => {
