@@ -4,6 +4,7 @@
 import { Ed25519Keypair } from "@mysten/sui/keypairs/ed25519";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { linkAddress } from "../../scripts/lib/admin-operations.ts";
+import { connectClient, inProcessFetch } from "../mcp/mcp-fixtures.ts";
 import { createTestContext, expectErrorBody, type TestContext, type UserWithKey } from "../setup/test-context.ts";
 import { randomAddress, type Sui, startSui } from "./sui-fixtures.ts";
 
@@ -166,6 +167,30 @@ describe("refusals", () => {
       { surprise: true },
     ]) {
       await expectErrorBody(await publish(body(overrides)), 400, "validation_failed");
+    }
+  });
+});
+
+describe("the backend MCP tools", () => {
+  it("publish through the same operation (idempotent per clientReference) and read the records", async () => {
+    const client = await connectClient("http://localhost/mcp/backend", { headers: { "x-api-key": user.key }, fetch: inProcessFetch(t.app) });
+    try {
+      const request = body();
+      const published = await client.callTool({ name: "publish_sui_collection", arguments: request });
+      expect(published.isError).toBeFalsy();
+      const record = published.structuredContent as { id: string; status: string; digest: string };
+      expect(record.status).toBe("published");
+      const again = await client.callTool({ name: "publish_sui_collection", arguments: request });
+      expect((again.structuredContent as { digest: string }).digest).toBe(record.digest);
+      const read = await client.callTool({ name: "get_sui_collection", arguments: { collectionId: record.id } });
+      expect(read.structuredContent).toMatchObject({ id: record.id, status: "published" });
+      const listed = await client.callTool({ name: "list_sui_collections", arguments: {} });
+      expect((listed.structuredContent as { items: { id: string }[] }).items.map((item) => item.id)).toContain(record.id);
+      const refused = await client.callTool({ name: "publish_sui_collection", arguments: body({ organiserAddress: randomAddress() }) });
+      expect(refused.isError).toBe(true);
+      expect(JSON.stringify(refused.content)).toContain("sui_address_not_linked");
+    } finally {
+      await client.close();
     }
   });
 });
