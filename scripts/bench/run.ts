@@ -17,6 +17,7 @@ const suites: Record<string, (o: { seconds: number }) => Promise<unknown>> = {
   sponsorship: async (o) => (await import("./sponsorship.ts")).benchSponsorship(o),
   mcp: async (o) => (await import("./mcp.ts")).benchMcp(o),
   outage: async (o) => (await import("./outage.ts")).benchOutage(o),
+  sui: async (o) => (await import("./sui.ts")).benchSui(o),
 };
 
 const { values, positionals } = parseArgs({ options: { seconds: { type: "string", default: "10" } }, allowPositionals: true });

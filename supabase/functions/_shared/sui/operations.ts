@@ -118,54 +118,62 @@ function answerOf(row: CollectionRow, publishedNow: boolean) {
 // each), and how long another waits for it before answering 503.
 const LEASE_SECONDS = 90;
 const LEASE_WAIT_MS = 15_000;
-const localLeases = new Map<string, Promise<unknown>>();
+const localQueues = new Map<string, Promise<unknown>>();
 
-/**
- * Runs `work` holding the lease of the service's key on the network: one publish at a time in this
- * process (a queue), and across replicas (the row in sui.signer_leases, polled while another holds it).
- */
-async function withSignerLease<T>(db: Scoped, network: string, signer: string, work: () => Promise<T>): Promise<T> {
-  const key = `${network}:${signer}`;
-  const previous = localLeases.get(key) ?? Promise.resolve();
-  const run = previous.then(async () => {
-    const holder = randomUUID();
-    const deadline = Date.now() + LEASE_WAIT_MS;
-    for (;;) {
-      const [taken] = await db.statement((tx) => tx<{ taken: boolean | null }[]>`
-        select sui.lease_signer(${network}, ${signer}, ${holder}::uuid, ${LEASE_SECONDS}) as taken`);
-      if (taken?.taken) break;
-      if (Date.now() > deadline) throw new SuiUnavailable("Another replica has been publishing with the service's Sui key for too long");
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-    try {
-      return await work();
-    } finally {
-      await db.statement((tx) => tx`select sui.release_signer(${network}, ${signer}, ${holder}::uuid)`).catch(() => {});
-    }
-  });
+/** Runs `work` after the earlier works of `key` in this process: one publish at a time per key here. */
+function inLocalQueue<T>(key: string, work: () => Promise<T>): Promise<T> {
+  const run = (localQueues.get(key) ?? Promise.resolve()).then(work);
   const settled = run.then(() => {}, () => {});
-  localLeases.set(key, settled);
-  void settled.then(() => localLeases.get(key) === settled && localLeases.delete(key));
+  localQueues.set(key, settled);
+  void settled.then(() => localQueues.get(key) === settled && localQueues.delete(key));
   return run;
 }
 
-async function begin(db: Scoped, input: PublishInput, packageId: string): Promise<CollectionRow> {
-  const [row] = await db.statement((tx) => tx<CollectionRow[]>`
-    select ${columns(tx)} from sui.begin_publish(${input.clientReference}, ${requestHash(input)}, ${input.network}, ${packageId},
-      ${input.organiserAddress}, ${input.name}, ${input.description}, ${input.imageUrl}, ${input.projectUrl}, ${input.maxSupply},
-      ${input.transferable})`);
-  return row!;
+const beginArguments = (tx: Tx, input: PublishInput, packageId: string) =>
+  tx`${input.clientReference}, ${requestHash(input)}, ${input.network}, ${packageId}, ${input.organiserAddress}, ${input.name},
+     ${input.description}, ${input.imageUrl}, ${input.projectUrl}, ${input.maxSupply}, ${input.transferable}`;
+
+interface Lease {
+  holder: string;
+  /** The publish's row, read again under the lease: a concurrent twin may have finished it. */
+  row: CollectionRow;
+  /** Gas coins of stored transactions not yet executed: the new one must pay with another. */
+  unfinishedGasCoins: string[];
 }
 
-/** The outcome as the record's final state; a refusal by the node is a failure too (that transaction is dead). */
-async function finish(db: Scoped, id: string, digest: string, outcome: PublishOutcome | SuiRejected): Promise<CollectionRow> {
+/**
+ * The publish's row (sui.begin_publish) and, while it is pending, the lease of the service's key on
+ * the network across replicas (sui.signer_leases, polled while another holds it) with the unfinished
+ * gas coins, all in one statement. A row already final takes no lease.
+ */
+async function takeLease(db: Scoped, input: PublishInput, node: SuiNetworkConfig, signer: string): Promise<Lease | CollectionRow> {
+  const holder = randomUUID();
+  const deadline = Date.now() + LEASE_WAIT_MS;
+  for (;;) {
+    const [leased] = await db.statement((tx) => tx<(CollectionRow & { taken: boolean | null; coins: string[] | null })[]>`
+      select ${columns(tx)}, l.taken, case when l.taken then sui.unfinished_gas_coins(${node.network}) end as coins
+      from sui.begin_publish(${beginArguments(tx, input, node.packageId)}) as c,
+           lateral (select case when c.status = 'pending'
+                           then sui.lease_signer(${node.network}, ${signer}, ${holder}::uuid, ${LEASE_SECONDS}) end as taken) as l`);
+    const { taken, coins, ...row } = leased!;
+    if (row.status !== "pending") return row;
+    if (taken) return { holder, row, unfinishedGasCoins: coins ?? [] };
+    if (Date.now() > deadline) throw new SuiUnavailable("Another replica has been publishing with the service's Sui key for too long");
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+/** The outcome as the record's final state, and the lease released, in one statement. */
+async function finish(db: Scoped, lease: Lease, signer: string, digest: string, outcome: PublishOutcome | SuiRejected): Promise<CollectionRow> {
   const published = !(outcome instanceof SuiRejected) && outcome.status === "success";
+  // A refusal by the node is a failure too: that transaction will never execute.
   const [code, reason] = outcome instanceof SuiRejected
     ? ["sui_rejected", outcome.message]
     : [outcome.errorKind ? outcome.errorKind.replace(/([a-z])([A-Z])/g, "$1_$2").toLowerCase() : "execution_failed", outcome.error ?? ""];
   const success = outcome instanceof SuiRejected ? undefined : outcome;
   const [row] = await db.statement((tx) => tx<CollectionRow[]>`
-    select ${columns(tx)} from sui.finish_publish(${id}, ${digest}, ${published}, ${success?.collectionId ?? null},
+    select ${columns(tx)}, sui.release_signer(${lease.row.network}, ${signer}, ${lease.holder}::uuid)
+    from sui.finish_publish(${lease.row.id}, ${digest}, ${published}, ${success?.collectionId ?? null},
       ${success?.capId ?? null}, ${success?.passType ?? null}, ${published ? null : code}, ${published ? null : reason})`);
   return row!;
 }
@@ -177,34 +185,41 @@ export const publishSuiCollection = operation({
   ownTransactions: true,
   async run({ db, config }, input: PublishInput) {
     const { node, signer } = publisherOf(config, input.network);
-    const first = await begin(db, input, node.packageId);
-    if (first.status !== "pending") return answerOf(first, false);
     const client = suiClientFor(node);
     try {
-      return await withSignerLease(db, node.network, signer.address, async () => {
-        // Read again under the lease: a concurrent twin may have finished meanwhile.
-        const row = await begin(db, input, node.packageId);
-        if (row.status !== "pending") return answerOf(row, false);
-        let prepared: Pick<PreparedPublish, "bytes" | "signature" | "digest">;
-        if (row.tx_bytes && row.tx_signature && row.digest) {
-          prepared = { bytes: row.tx_bytes, signature: row.tx_signature, digest: row.digest };
-        } else {
-          const [unfinished] = await db.statement((tx) => tx<{ coins: string[] }[]>`
-            select sui.unfinished_gas_coins(${node.network}) as coins`);
-          const fresh = await preparePublish(client, signer, {
-            packageId: node.packageId,
-            input: { ...input, organiser: input.organiserAddress },
-            avoidGasCoins: unfinished!.coins,
+      // Retries of a finished publish wait here too, behind this process's publishes in flight.
+      return await inLocalQueue(`${node.network}:${signer.address}`, async () => {
+        const lease = await takeLease(db, input, node, signer.address);
+        if (!("holder" in lease)) return answerOf(lease, false);
+        let released = false;
+        try {
+          const { row } = lease;
+          if (row.status !== "pending") return answerOf(row, false);
+          let prepared: Pick<PreparedPublish, "bytes" | "signature" | "digest">;
+          if (row.tx_bytes && row.tx_signature && row.digest) {
+            prepared = { bytes: row.tx_bytes, signature: row.tx_signature, digest: row.digest };
+          } else {
+            const fresh = await preparePublish(client, signer, {
+              packageId: node.packageId,
+              input: { ...input, organiser: input.organiserAddress },
+              avoidGasCoins: lease.unfinishedGasCoins,
+            });
+            const [stored] = await db.statement((tx) => tx<{ tx_bytes: string; tx_signature: string; digest: string }[]>`
+              select * from sui.record_prepared(${row.id}, ${fresh.bytes}, ${fresh.signature}, ${fresh.digest}, ${fresh.gasCoin})`);
+            prepared = { bytes: stored!.tx_bytes, signature: stored!.tx_signature, digest: stored!.digest };
+          }
+          const outcome = await executePrepared(client, prepared).catch((error: unknown) => {
+            if (error instanceof SuiRejected) return error;
+            throw error;
           });
-          const [stored] = await db.statement((tx) => tx<{ tx_bytes: string; tx_signature: string; digest: string }[]>`
-            select * from sui.record_prepared(${row.id}, ${fresh.bytes}, ${fresh.signature}, ${fresh.digest}, ${fresh.gasCoin})`);
-          prepared = { bytes: stored!.tx_bytes, signature: stored!.tx_signature, digest: stored!.digest };
+          const finished = await finish(db, lease, signer.address, prepared.digest, outcome);
+          released = true;
+          return answerOf(finished, true);
+        } finally {
+          if (!released) {
+            await db.statement((tx) => tx`select sui.release_signer(${node.network}, ${signer.address}, ${lease.holder}::uuid)`).catch(() => {});
+          }
         }
-        const outcome = await executePrepared(client, prepared).catch((error: unknown) => {
-          if (error instanceof SuiRejected) return error;
-          throw error;
-        });
-        return answerOf(await finish(db, row.id, prepared.digest, outcome), true);
       });
     } catch (error) {
       // An empty gas purse needs the operator, not a retry alone: said in the log.
