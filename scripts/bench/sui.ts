@@ -129,14 +129,14 @@ export async function benchSui(options: { seconds: number }) {
     const readNode = reads.map((r) => r.nodeMs).sort((a, b) => a - b);
 
     const figures = {
-      publishOwnMsAt1: { p50: round(percentile(own, 0.5)), p99: round(percentile(own, 0.99)), publishes: own.length },
+      publishOwnMsAt1: { p50: round(percentile(own, 0.5)), p90: round(percentile(own, 0.9)), p95: round(percentile(own, 0.95)), p99: round(percentile(own, 0.99)), publishes: own.length },
       publishNodeMsAt1: { p50: round(percentile(node1, 0.5)) },
       publishesAt10: { perSecond: Math.round(concurrentCount / (wallMs / 1000)), meanOwnMs: round((wallMs - allNodeMs) / concurrentCount) },
       ownershipReadOwnMs: { p50: round(percentile(readOwn, 0.5)), p99: round(percentile(readOwn, 0.99)) },
       ownershipReadNodeMs: { p50: round(percentile(readNode, 0.5)) },
     };
     console.log(
-      `publish, 1 connection: own cost p50 ${figures.publishOwnMsAt1.p50} ms, p99 ${figures.publishOwnMsAt1.p99} ms ` +
+      `publish, 1 connection: own cost p50 ${figures.publishOwnMsAt1.p50} ms, p90 ${figures.publishOwnMsAt1.p90} ms, p95 ${figures.publishOwnMsAt1.p95} ms, p99 ${figures.publishOwnMsAt1.p99} ms ` +
         `(${own.length} publishes; the node's 3 calls p50 ${figures.publishNodeMsAt1.p50} ms)\n` +
         `publish, 10 connections (one key: one at a time): ${figures.publishesAt10.perSecond}/s, mean own cost ${figures.publishesAt10.meanOwnMs} ms\n` +
         `ownership read, 5 owners x 3 passes: own cost p50 ${figures.ownershipReadOwnMs.p50} ms, p99 ${figures.ownershipReadOwnMs.p99} ms ` +
