@@ -1,9 +1,9 @@
 -- The purge job of the OAuth server's rows (mcp_oauth.purge_expired_rows, run by pg_cron as
 -- service_jobs; 20261123001400_mcp_oauth.sql). Sign-in codes, browser sessions, authorization
--- codes, revoked access tokens and cached metadata documents go a day after they expired; a
--- grant's refresh tokens go 30 days after its newest token expired, never earlier: a rotated token
--- whose own expiry is long past stays while its grant's newest token lives, so replaying it still
--- revokes the grant. Only service_jobs may run it, and it reaches no table on its own.
+-- codes, revoked access tokens and cached metadata documents go a day after they expired; refresh
+-- tokens 30 days after they expired, never earlier: a rotated token expired within that margin stays,
+-- so replaying it still revokes the grant. Only service_jobs may run it, and it reaches no table on
+-- its own. (Grants and registered clients: purge_ends_dead_grants_idle_clients_and_old_rotated_tokens.)
 begin;
 select plan(17);
 
@@ -35,16 +35,16 @@ insert into mcp_oauth.revoked_access_tokens (jti, grant_id, expires_at) values
 insert into mcp_oauth.clients (client_id, kind, client_name, redirect_uris, expires_at, created_at) values
   ('https://old.example/client.json', 'metadata_document', 'Old', '{https://old.example/cb}', now() - interval '2 days', now() - interval '3 days'),
   ('https://recent.example/client.json', 'metadata_document', 'Recent', '{https://recent.example/cb}', now() - interval '1 hour', now() - interval '2 hours'),
-  ('registered-long-ago', 'registered', 'Registered', '{http://127.0.0.1/cb}', null, now() - interval '400 days');
+  ('client-a', 'registered', 'Client A', '{http://127.0.0.1/cb}', null, now() - interval '400 days');
 
 -- Refresh tokens, one family per grant:
 --   grant 1: ended long ago (newest expired 31 days ago): both rows go;
---   grant 2: alive (newest expires in 10 days): the rotated token, expired 60 days ago, stays;
+--   grant 2: alive (newest expires in 10 days): the rotated token, expired 20 days ago, stays;
 --   grant 3: ended 10 days ago: stays for the 30 days' margin.
 insert into mcp_oauth.refresh_tokens (token_hash, grant_id, expires_at, rotated_at, created_at) values
   (sha256('r1-rotated'), 'a00000000000000000000001', now() - interval '60 days', now() - interval '61 days', now() - interval '90 days'),
   (sha256('r1-newest'), 'a00000000000000000000001', now() - interval '31 days', null, now() - interval '61 days'),
-  (sha256('r2-rotated'), 'a00000000000000000000002', now() - interval '60 days', now() - interval '20 days', now() - interval '90 days'),
+  (sha256('r2-rotated'), 'a00000000000000000000002', now() - interval '20 days', now() - interval '20 days', now() - interval '50 days'),
   (sha256('r2-newest'), 'a00000000000000000000002', now() + interval '10 days', null, now() - interval '20 days'),
   (sha256('r3-newest'), 'a00000000000000000000003', now() - interval '10 days', null, now() - interval '40 days');
 
@@ -64,15 +64,15 @@ select set_eq($$select jti::text from mcp_oauth.revoked_access_tokens$$,
   array['00000000-0000-4000-8000-000000000002', '00000000-0000-4000-8000-000000000003'],
   'revoked access tokens: listed until a day after they would have expired');
 select set_eq($$select client_id from mcp_oauth.clients$$,
-  array['https://recent.example/client.json', 'registered-long-ago'],
-  'clients: an expired cached metadata document goes, a registered client never does');
+  array['https://recent.example/client.json', 'client-a'],
+  'clients: an expired cached metadata document goes, a registered client with grants stays');
 select set_eq($$select token_hash from mcp_oauth.refresh_tokens$$,
   $$values (sha256('r2-rotated')), (sha256('r2-newest')), (sha256('r3-newest'))$$,
-  'refresh tokens: a family goes 30 days after its newest token expired; a live family keeps its rotated tokens');
+  'refresh tokens: each goes 30 days after it expired; a rotated one expired within the margin stays');
 
 -- The rotated token kept for reuse detection still does its work: replaying it revokes the grant.
 select is((select error from mcp_oauth.rotate_refresh_token(sha256('r2-rotated'), 'client-a', null, null, sha256('r2-thief'), 3600)),
-  'invalid_grant', 'replaying the old rotated token of a live grant is refused');
+  'invalid_grant', 'replaying the expired rotated token of a live grant is refused');
 select is((select revoked_reason from mcp_oauth.grants where id = 'a00000000000000000000002'), 'refresh_token_reuse',
   'and revokes the grant');
 select is((select error from mcp_oauth.rotate_refresh_token(sha256('r2-newest'), 'client-a', null, null, sha256('r2-next'), 3600)),
