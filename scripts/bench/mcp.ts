@@ -286,7 +286,8 @@ async function oauthCheck(url: string, seconds: number): Promise<{ verifyMicros:
     batches.push(performance.now() - started); // ms per 1,000 = µs per check
   }
   const statementMs = pgbenchP50(url, "mcp-oauth-access-allowed",
-    `select mcp_oauth.access_allowed('${grantId}', gen_random_uuid(), 1000000000, '${claims.userId}', 'bench-client', '{events:read}');\n`, seconds);
+    // chr(58), not a colon: pgbench reads ":read" as a variable of its own.
+    `select mcp_oauth.access_allowed('${grantId}', gen_random_uuid(), 1000000000, '${claims.userId}', 'bench-client', array['events' || chr(58) || 'read']);\n`, seconds);
   return { verifyMicros: median(batches), statementMs };
 }
 

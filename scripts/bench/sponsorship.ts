@@ -64,14 +64,18 @@ end
 `;
 }
 
-/** pgbench's script: the key's scope, then the check the API runs (wallet and actor the same). */
+/**
+ * pgbench's script: the key's rate limit in a statement of its own, then the key's scope and the
+ * check the API runs (wallet and actor the same), as the API sends them.
+ */
 function pgbenchScript(key: string, sponsors: number): string {
   const keyHash = createHash("sha256").update(key).digest("hex");
   return `\\set i random(1, ${sponsors})
+select core.take_api_key_rate_limit('\\x${keyHash}'::bytea, array[]::text[], 'sponsorship.check', 1000000, 60);
 begin;
 select core.enter_api_key_scope('\\x${keyHash}'::bytea, array[]::text[]);
 select eligible from sponsorship.check(${CHAIN_ID}::bigint, '0x' || lpad(to_hex(:i::integer), 40, '0'), 'check_in'::sponsorship.operation_type,
-  'bench', '${TARGET}', '0x12345678', 0::numeric, '0x' || lpad(to_hex(:i::integer), 40, '0'), null::text, ${MAX_COST}::numeric, 1000000::integer);
+  'bench', '${TARGET}', '0x12345678', 0::numeric, '0x' || lpad(to_hex(:i::integer), 40, '0'), null::text, ${MAX_COST}::numeric, null::integer);
 commit;
 `;
 }

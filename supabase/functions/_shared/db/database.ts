@@ -161,19 +161,16 @@ export class Database {
   }
 
   /**
-   * A transaction left open for its caller to finish: an MCP call runs its rate limit, the operation
-   * and the record of the call in it, so the record commits with what it records. BEGIN, the scope
-   * (`enter`, a statement that enters it itself, or the scope's usual setup) and a savepoint are sent
-   * at once and not awaited, so the operation's first statement goes out in the same round trip.
+   * A transaction left open for its caller to finish: an MCP call runs the operation and the record
+   * of the call in it, so the record commits with what it records. BEGIN, the scope's setup and a
+   * savepoint are sent at once and not awaited, so the operation's first statement goes out in the
+   * same round trip. (The call's rate limit is taken before, in a statement of its own: its counter
+   * row stays locked until the transaction that counted ends.)
    */
-  async open(scope: DbScope, enter?: (tx: Tx) => postgres.PendingQuery<postgres.Row[]>): Promise<OpenTransaction> {
+  async open(scope: DbScope): Promise<OpenTransaction> {
     const tx = await this.reserve();
     const begin = tx`begin`.simple().execute();
-    const entered = enter
-      ? enter(tx).execute().then((rows) => {
-        if (scope.kind === "api_key") this.accepted(scope, (rows[0] as { owner_id?: string } | undefined)?.owner_id);
-      })
-      : this.enter(tx, scope);
+    const entered = this.enter(tx, scope);
     const savepoint = tx`savepoint operation`.simple().execute();
     const opened = Promise.all([begin, entered, savepoint]).catch((error) => {
       throw this.refused(scope, this.translated(error));
@@ -198,6 +195,20 @@ export class Database {
     } catch (error) {
       throw this.refused(scope, this.translated(error));
     }
+  }
+
+  /**
+   * Counts one hit of the scope's user on `action` in a statement of its own (see Scoped): one
+   * statement without a transaction block for an API key, which it checks as it enters its scope.
+   */
+  async takeRateLimit(scope: DbScope, action: string, limit: number, windowSeconds: number): Promise<void> {
+    if (scope.kind === "claims") {
+      await this.statement(scope, (tx) => tx`select core.take_rate_limit(${action}, ${limit}::integer, ${windowSeconds}::integer)`);
+      return;
+    }
+    await this.apiKeyFunction(scope, (sql, keyHash, required) => sql<{ owner_id: string }[]>`
+      select core.take_api_key_rate_limit(${keyHash}, ${required}::text[], ${action}, ${limit}::integer, ${windowSeconds}::integer) as owner_id`,
+      ([row]) => row?.owner_id);
   }
 
   /** The user an API key belongs to, in one statement; throws the 401 or 403 of enter_api_key_scope. */
@@ -306,6 +317,12 @@ export interface Scoped {
   statement<T extends readonly postgres.MaybeRow[]>(statement: (tx: Tx) => postgres.PendingQuery<T>, options?: StatementOptions): Promise<T>;
   /** Several statements as the principal, committed together. */
   transaction<T>(work: (tx: Tx) => Promise<T>): Promise<T>;
+  /**
+   * Counts one hit of the principal on `action` (core.take_rate_limit); over `limit` hits in the
+   * window, the 429 rate_limited ApiError. The count is exact because its row stays locked until the
+   * counting transaction ends: so it is a statement of its own, never the operation's transaction.
+   */
+  takeRateLimit(action: string, limit: number, windowSeconds?: number): Promise<void>;
 }
 
 /** `db` as `scope`: every statement and transaction its own. */
@@ -313,6 +330,7 @@ export function scoped(db: Database, scope: DbScope): Scoped {
   return {
     statement: (statement, options) => db.statement(scope, statement, options),
     transaction: (work) => db.transaction(scope, work),
+    takeRateLimit: (action, limit, windowSeconds = 60) => db.takeRateLimit(scope, action, limit, windowSeconds),
   };
 }
 
@@ -337,6 +355,11 @@ export class OpenTransaction {
       return await this.translated(statement(this.tx).execute());
     },
     transaction: (work) => this.translated(work(this.tx)),
+    // In the call's transaction, the only one its connection has: the counter row stays locked
+    // until the call ends.
+    takeRateLimit: async (action, limit, windowSeconds = 60) => {
+      await this.translated(this.tx`select core.take_rate_limit(${action}, ${limit}::integer, ${windowSeconds}::integer)`.execute());
+    },
   };
 
   /** Sends `last` (for example the record of the call) and COMMIT in one round trip. */

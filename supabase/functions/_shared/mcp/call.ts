@@ -1,8 +1,9 @@
 // A tools/call's transaction (Database.open). The endpoint decides that a call runs in one; the
-// tool opens it when its operation starts, so BEGIN, the caller's scope and rate limit and the
-// savepoint go out in the same write as the operation's first statement, and the connection is
-// held only while the operation and its record run. A refusal as it opens (an unknown key, the rate
-// limit) is answered by the endpoint over HTTP, as before a call.
+// tool opens it when its operation starts, so BEGIN, the caller's scope and the savepoint go out
+// in the same write as the operation's first statement, and the connection is held only while the
+// operation and its record run. The endpoint took the rate limit before, in a statement of its own.
+// A refusal as it opens (a key revoked meanwhile) is answered by the endpoint over HTTP, as before a
+// call.
 import type { OpenTransaction } from "../db/database.ts";
 
 export class McpCall {

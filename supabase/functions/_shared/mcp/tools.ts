@@ -2,7 +2,7 @@
 // bound to the operation it runs (_shared/<domain>/operations.ts), and the wrapper that runs every
 // call the same way: arguments validated, the operation run as the caller, the answer turned into
 // structuredContent or an isError result carrying the error's code, and the call audited. A
-// tools/call runs in one transaction the endpoint opened (the caller's scope and rate limit): the
+// tools/call runs in one transaction the endpoint opened in the caller's scope: the
 // operation's statements and the record of the call commit together, and a failed operation is
 // rolled back to the savepoint after the scope and recorded as failed.
 import { type CallToolResult, ProtocolError, ProtocolErrorCode, Server, type StandardSchemaWithJSON } from "@modelcontextprotocol/server";
@@ -55,7 +55,7 @@ export interface ToolSession {
   context: OperationContext;
   /** The caller's database scope: a record written outside a call transaction is written in it. */
   scope: DbScope;
-  /** A tools/call's transaction, opened by the endpoint in the caller's scope and rate limit. */
+  /** A tools/call's transaction, opened by the endpoint in the caller's scope. */
   call?: McpCall;
   /** Public endpoint: the OAuth client, grant and scopes recorded with each call. */
   oauth?: { clientId: string; grantId: string; scopes: string[] };
@@ -203,7 +203,7 @@ function answerOfError(failure: unknown, requestId: string, tool: string): ToolA
  * Runs the tool's operation and records the call. In the call's transaction (when the endpoint
  * decided on one): the record commits with the operation's writes, or after they were rolled back
  * to the savepoint; a record that cannot be written undoes the operation, which then answers an
- * error. A call whose scope or rate limit was refused as the transaction opened is neither kept nor
+ * error. A call whose scope was refused as the transaction opened is neither kept nor
  * recorded: the endpoint answers that refusal over HTTP. Without a call transaction (operations that
  * commit on their own), the record is a statement of its own after the operation, and never fails
  * the call.

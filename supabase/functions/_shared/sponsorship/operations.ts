@@ -257,7 +257,7 @@ export const checkEligibility = operation({
   name: "sponsorship.check",
   async run({ db, config }, body: z.output<typeof CheckSchema>) {
     const { chainId, wallet } = sponsorOf(body);
-    const limit = config.SPONSORSHIP_RATE_LIMITS.check;
+    await db.takeRateLimit("sponsorship.check", config.SPONSORSHIP_RATE_LIMITS.check);
     const [row] = await db.statement((tx) => tx<{
       eligible: boolean; reason: string; reservation_id: string | null; expires_at: Date | null; available: string;
     }[]>`
@@ -265,7 +265,7 @@ export const checkEligibility = operation({
       from sponsorship.check(${chainId}, ${wallet}, ${body.operationType}::sponsorship.operation_type, ${body.clientId},
                              ${lower(body.targetAddress)}, ${lower(body.callData)}, ${body.nativeValueWei}::numeric,
                              ${lower(body.actorAddress)}, ${body.smartAccountAddress ? lower(body.smartAccountAddress) : null},
-                             ${body.maxCostWei}::numeric, ${limit}::integer)`);
+                             ${body.maxCostWei}::numeric, null)`);
     return ok({
       eligible: row!.eligible,
       reason: row!.reason,
@@ -424,12 +424,13 @@ export const recordUsage = operation({
   permission: "sponsorship:write",
   async run({ db, config }, body: z.output<typeof RecordUsageSchema>) {
     const { chainId, wallet } = sponsorOf(body);
+    await db.takeRateLimit("sponsorship.usage.record", config.SPONSORSHIP_RATE_LIMITS.usageRecord);
     const { row, replayed } = await db.transaction(async (tx) => {
       const [recorded] = await tx<{ usage_id: bigint; replayed: boolean }[]>`
         select usage_id, replayed
         from sponsorship.record_usage(${chainId}, ${wallet}, ${body.operationType}::sponsorship.operation_type,
                                       ${lower(body.actorAddress)}, ${lower(body.txHash)}, ${body.amountWei}::numeric,
-                                      ${config.SPONSORSHIP_RATE_LIMITS.usageRecord}::integer)`;
+                                      null)`;
       const [read] = await tx<Omit<UsageRow, "cursor_value">[]>`
         select ${usageColumns(tx)} from sponsorship.usage u where u.id = ${String(recorded!.usage_id)}`;
       return { row: read!, replayed: recorded!.replayed };

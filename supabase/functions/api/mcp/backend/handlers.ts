@@ -25,9 +25,10 @@ const SERVER_INFO = {
 /**
  * The endpoint's router. Browsers are refused (any Origin: 403 origin_not_allowed): the endpoint is
  * for servers, and some of its operations (usage/record) must never be reachable from a page.
- * A tools/call runs in one transaction: the key's scope and its per-minute rate limit
- * (core.mcp_take_rate_limit), the operation and the record of the call. Any other request takes the
- * rate limit in a statement of its own first.
+ * Every request first takes the key's per-minute rate limit in a statement of its own
+ * (core.mcp_take_rate_limit): the count is exact under the counter row's lock, which a statement of
+ * its own holds only while it commits. A tools/call then runs in one transaction: the key's scope,
+ * the operation and the record of the call.
  */
 export const mcpBackendRouter = createRouter();
 for (const path of BACKEND_MCP_PATHS) {
@@ -40,13 +41,10 @@ for (const path of BACKEND_MCP_PATHS) {
     const limit = config.MCP_RATE_LIMIT_PER_MINUTE;
     const mcp = await readMcpRequest(c.req.raw);
     if (mcp instanceof Response) return mcp;
-    let call: McpCall | undefined;
-    if (mcp.calledTool !== undefined && runsInCallTransaction(backendTools[mcp.calledTool as keyof typeof backendTools], mcp.calledArguments)) {
-      call = new McpCall(() => db.open(scope, (tx) => tx`
-        select core.mcp_take_rate_limit(${scope.keyHash}, ${scope.requiredPermissions}::text[], 'backend', ${limit}::integer) as owner_id`));
-    } else {
-      await takeRateLimit(db, scope, "backend", limit);
-    }
+    await takeRateLimit(db, scope, "backend", limit);
+    const call = mcp.calledTool !== undefined && runsInCallTransaction(backendTools[mcp.calledTool as keyof typeof backendTools], mcp.calledArguments)
+      ? new McpCall(() => db.open(scope))
+      : undefined;
     const session = { endpoint: "backend" as const, context: contextFor({ db, config }, principal, c.get("requestId")), scope, call };
     const response = await serveMcpRequest(mcp, () => buildToolServer(SERVER_INFO, backendTools, session), c.get("requestId"));
     return call ? call.settle(response) : response;
