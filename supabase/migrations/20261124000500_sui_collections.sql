@@ -61,6 +61,8 @@ create table sui.collections (
   check (status <> 'failed' or failure_code is not null)
 );
 create index collections_owner_listing on sui.collections (owner_id, created_at desc, id desc);
+-- What sui.unfinished_gas_coins reads on every publish: the few signed transactions still pending.
+create index collections_unfinished_gas_coins on sui.collections (network, gas_coin) where status = 'pending' and gas_coin is not null;
 
 alter table sui.collections enable row level security;
 create policy collections_select_owner on sui.collections for select to authenticated
