@@ -82,7 +82,9 @@ describe("publishing", () => {
     const request = body();
     const created = collections().length;
     sui.node.failNext({ kind: "lost_response" });
-    const lost = await expectErrorBody(await publish(request), 503, "sui_unavailable");
+    const answer = await publish(request);
+    expect(answer.headers.get("retry-after")).toBe("5");
+    const lost = await expectErrorBody(answer, 503, "sui_unavailable");
     expect(lost.message).toContain("Retry with the same request");
     const [pending] = await t.owner<{ status: string; digest: string }[]>`
       select status, digest from sui.collections where client_reference = ${request.clientReference}`;

@@ -2,12 +2,13 @@ import postgres from "postgres";
 import { ApiError } from "../http/errors.ts";
 
 /** How long a client should wait before retrying while the database is away: it is usually back within seconds. */
-export const DATABASE_RETRY_AFTER_SECONDS = 5;
+const DATABASE_RETRY_AFTER_SECONDS = 5;
 
-export const databaseUnavailable = () =>
-  new ApiError(503, "database_unavailable", "The database is not reachable right now; retry shortly.", undefined, {
-    "Retry-After": String(DATABASE_RETRY_AFTER_SECONDS),
-  });
+/** A 503 the caller should retry after DATABASE_RETRY_AFTER_SECONDS. */
+export const databaseRetryLater = (code: string, message: string) =>
+  new ApiError(503, code, message, undefined, { "Retry-After": String(DATABASE_RETRY_AFTER_SECONDS) });
+
+export const databaseUnavailable = () => databaseRetryLater("database_unavailable", "The database is not reachable right now; retry shortly.");
 
 // postgres.js's own connection errors, and the socket's.
 const CONNECTION_ERROR_CODES = new Set([

@@ -1,7 +1,7 @@
 import postgres from "postgres";
 import { AcceptedKeyCache } from "../auth/api-keys.ts";
 import { ApiError } from "../http/errors.ts";
-import { Availability, DATABASE_RETRY_AFTER_SECONDS, databaseUnavailable, isDatabaseUnavailable } from "./availability.ts";
+import { Availability, databaseRetryLater, databaseUnavailable, isDatabaseUnavailable } from "./availability.ts";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 
 export type Sql = postgres.Sql;
@@ -429,9 +429,7 @@ export function translateDatabaseError(error: unknown): unknown {
   if (isDatabaseUnavailable(error)) return databaseUnavailable();
   // statement_timeout (DB_STATEMENT_TIMEOUT_SECONDS): the database is there but overloaded or blocked.
   if (error instanceof postgres.PostgresError && error.code === "57014") {
-    return new ApiError(503, "database_timeout", "The database did not finish in time; retry shortly.", undefined, {
-      "Retry-After": String(DATABASE_RETRY_AFTER_SECONDS),
-    });
+    return databaseRetryLater("database_timeout", "The database did not finish in time; retry shortly.");
   }
   if (error instanceof ApiError || !(error instanceof postgres.PostgresError)) return error;
   const { code, message, hint } = error;

@@ -10,7 +10,7 @@ import { generateSiweNonce } from "viem/siwe";
 import { ApiError } from "../http/errors.ts";
 import { validationError } from "../http/validation.ts";
 import { noContent, ok, operation } from "../operations/operation.ts";
-import type { CryptoAddressSchema, LinkCryptoAddressSchema, ProfileSchema } from "./schemas.ts";
+import { type CryptoAddressSchema, type LinkCryptoAddressSchema, type ProfileSchema, SIGNATURE_FORMS } from "./schemas.ts";
 import { checkSiweMessage } from "./siwe.ts";
 
 type CryptoAddress = z.output<typeof CryptoAddressSchema>;
@@ -35,7 +35,6 @@ function toCryptoAddress(row: CryptoAddressRow): CryptoAddress {
 const WALLET_LINK = ["wallet:link"] as const;
 
 // The request schema takes either form; the message's account decides which one is valid.
-const SIGNATURE_FORM = { ethereum: /^0x[0-9a-fA-F]{130}$/, sui: /^[A-Za-z0-9+/]+={0,2}$/ } as const;
 const SIGNATURE_FORM_TEXT = {
   ethereum: "An Ethereum account's signature is 0x and 130 hex digits (EIP-191).",
   sui: "A Sui account's signature is the serialized signature in base64.",
@@ -102,7 +101,7 @@ export const linkCryptoAddress = operation({
   scopes: WALLET_LINK,
   async run({ db, config }, body: z.output<typeof LinkCryptoAddressSchema>) {
     const claims = checkSiweMessage(body.message, config.SIWE_DOMAINS, new Date());
-    if (!SIGNATURE_FORM[claims.chain].test(body.signature)) {
+    if (!SIGNATURE_FORMS[claims.chain].test(body.signature)) {
       throw validationError([{ code: "custom", path: ["signature"], message: SIGNATURE_FORM_TEXT[claims.chain] }]);
     }
     const address = claims.chain === "sui" ? normalizeSuiAddress(claims.address) : getAddress(claims.address);

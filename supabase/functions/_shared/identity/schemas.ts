@@ -40,6 +40,9 @@ export const SiweNonceSchema = z
   .object({ nonce: z.string(), expiresAt: z.string().openapi({ format: "date-time" }), domains: z.array(z.string()) })
   .openapi("SiweNonce");
 
+/** The signature forms a link takes; the message's account decides which one is valid (operations.ts). */
+export const SIGNATURE_FORMS = { ethereum: /^0x[0-9a-fA-F]{130}$/, sui: /^[A-Za-z0-9+/]{40,2048}={0,2}$/ } as const;
+
 export const LinkCryptoAddressSchema = z
   .object({
     message: z.string().min(1).max(4096).openapi({
@@ -47,8 +50,8 @@ export const LinkCryptoAddressSchema = z
         "line, its 0x + 64 hex address, and `Chain ID: sui:mainnet` (or `sui:testnet`, `sui:devnet`, `sui:localnet`) (CAIP-122).",
     }),
     signature: z.union([
-      z.string().regex(/^0x[0-9a-fA-F]{130}$/).openapi({ description: "Ethereum: 65-byte hex signature (EIP-191)" }),
-      z.string().regex(/^[A-Za-z0-9+/]{40,2048}={0,2}$/).openapi({
+      z.string().regex(SIGNATURE_FORMS.ethereum).openapi({ description: "Ethereum: 65-byte hex signature (EIP-191)" }),
+      z.string().regex(SIGNATURE_FORMS.sui).openapi({
         description: "Sui: the serialized personal-message signature, base64 (scheme flag, signature and public key, as wallets return it)",
       }),
     ]),

@@ -94,11 +94,9 @@ function requestHash(input: PublishInput): Buffer {
   return createHash("sha256").update(JSON.stringify(fields)).digest();
 }
 
-const SUI_RETRY_AFTER_SECONDS = "5";
-const suiUnavailable = (error: SuiUnavailable) =>
-  new ApiError(503, "sui_unavailable", `${error.message}. Retry with the same request: it will not publish twice.`, undefined, {
-    "Retry-After": SUI_RETRY_AFTER_SECONDS,
-  });
+/** 503 sui_unavailable: the publish may be retried with the same request, which never publishes twice. */
+const suiUnavailable = (message: string, details?: unknown) =>
+  new ApiError(503, "sui_unavailable", message, details, { "Retry-After": "5" });
 
 /** The publish's answer: 201 published now, 200 published earlier, 422 failed (the record says why). */
 function answerOf(row: CollectionRow, publishedNow: boolean) {
@@ -107,9 +105,7 @@ function answerOf(row: CollectionRow, publishedNow: boolean) {
     throw new ApiError(422, "sui_execution_failed", `The chain did not publish the collection: ${row.failure_reason}`, { collection });
   }
   if (row.status !== "published") {
-    throw new ApiError(503, "sui_unavailable", "The publish is still in progress; retry with the same request.", { collection }, {
-      "Retry-After": SUI_RETRY_AFTER_SECONDS,
-    });
+    throw suiUnavailable("The publish is still in progress; retry with the same request.", { collection });
   }
   return ok(collection, publishedNow ? 201 : 200);
 }
@@ -224,7 +220,7 @@ export const publishSuiCollection = operation({
     } catch (error) {
       // An empty gas purse needs the operator, not a retry alone: said in the log.
       if (error instanceof SuiUnfunded) console.error(`[sui] ${error.message}`);
-      if (error instanceof SuiUnavailable) throw suiUnavailable(error);
+      if (error instanceof SuiUnavailable) throw suiUnavailable(`${error.message}. Retry with the same request: it will not publish twice.`);
       throw error;
     }
   },

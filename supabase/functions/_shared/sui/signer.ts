@@ -59,9 +59,3 @@ export function suiSignerFor(config: SuiSignerConfig): SuiSigner | null {
   if (!signers.has(config)) signers.set(config, config.SUI_PRIVATE_KEY ? suiSignerFromKey(config.SUI_PRIVATE_KEY) : null);
   return signers.get(config)!;
 }
-
-/** `message` with the configured key replaced, for log lines. */
-export function redactedSuiKey(config: SuiSignerConfig, message: string): string {
-  const key = config.SUI_PRIVATE_KEY?.trim();
-  return key ? message.split(key).join("[redacted]") : message;
-}
