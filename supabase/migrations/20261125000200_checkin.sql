@@ -130,8 +130,8 @@ create function checkin.settings_json(p_event_id core.object_id) returns jsonb
       'capacity', s.capacity,
       'approvalRequired', coalesce(s.approval_required, false),
       'waitlistEnabled', coalesce(s.waitlist_enabled, true),
-      'registrationOpensAt', s.registration_opens_at,
-      'registrationClosesAt', s.registration_closes_at)
+      'registrationOpensAt', community.iso_time(s.registration_opens_at),
+      'registrationClosesAt', community.iso_time(s.registration_closes_at))
     from (select 1) one left join checkin.event_settings s on s.event_id = p_event_id
   $$;
 
@@ -167,7 +167,7 @@ create function checkin.staff_json(p_event_id core.object_id, p_user_id core.obj
   set search_path = ''
   as $$
     select jsonb_build_object('eventId', s.event_id, 'userId', s.user_id, 'role', s.role,
-      'name', coalesce(p.display_name, p.username), 'email', u.email, 'addedAt', s.added_at)
+      'name', coalesce(p.display_name, p.username), 'email', u.email, 'addedAt', community.iso_time(s.added_at))
     from checkin.staff s join core.users u on u.id = s.user_id left join core.profiles p on p.user_id = s.user_id
     where s.event_id = p_event_id and s.user_id = p_user_id
   $$;
@@ -272,8 +272,8 @@ create function checkin.reservation_json(r checkin.reservations) returns jsonb
     select jsonb_build_object(
       'id', r.id, 'eventId', r.event_id, 'userId', r.user_id, 'status', r.status,
       'attendeeName', r.attendee_name, 'ticketVersion', r.ticket_version,
-      'inside', r.inside, 'checkedInAt', r.checked_in_at, 'accessEvidence', r.access_evidence,
-      'createdAt', r.created_at, 'updatedAt', r.updated_at, 'decidedAt', r.decided_at)
+      'inside', r.inside, 'checkedInAt', community.iso_time(r.checked_in_at), 'accessEvidence', r.access_evidence,
+      'createdAt', community.iso_time(r.created_at), 'updatedAt', community.iso_time(r.updated_at), 'decidedAt', community.iso_time(r.decided_at))
   $$;
 
 -- Approves the oldest waitlisted reservations while seats are free (the caller holds the event's lock).
@@ -630,7 +630,7 @@ create function checkin.bracelet_json(b checkin.bracelets) returns jsonb
   set search_path = ''
   as $$
     select jsonb_build_object('id', b.id, 'eventId', b.event_id, 'uid', b.uid, 'reservationId', b.reservation_id,
-      'kind', b.kind, 'status', b.status, 'lastCounter', b.last_counter, 'boundAt', b.bound_at, 'releasedAt', b.released_at)
+      'kind', b.kind, 'status', b.status, 'lastCounter', b.last_counter, 'boundAt', community.iso_time(b.bound_at), 'releasedAt', community.iso_time(b.released_at))
   $$;
 
 -- Binds a bracelet to an approved reservation. A UID bound to another reservation of the event is
@@ -734,8 +734,9 @@ create function checkin.scan_json(s checkin.scans, p_attendee text, p_replayed b
   as $$
     select jsonb_build_object('id', s.id, 'eventId', s.event_id, 'reservationId', s.reservation_id, 'braceletId', s.bracelet_id,
       'method', s.method, 'direction', s.direction, 'result', s.result, 'admitted', s.result in ('admitted', 'exited'),
-      'attendeeName', p_attendee, 'deviceId', s.device_id, 'nonce', s.nonce, 'scannedAt', s.scanned_at, 'recordedAt', s.recorded_at,
-      'offline', s.offline, 'evidence', s.evidence, 'undoneAt', s.undone_at, 'replayed', p_replayed)
+      'attendeeName', p_attendee, 'deviceId', s.device_id, 'nonce', s.nonce, 'scannedAt', community.iso_time(s.scanned_at),
+      'recordedAt', community.iso_time(s.recorded_at), 'offline', s.offline, 'evidence', s.evidence, 'undoneAt', community.iso_time(s.undone_at),
+      'replayed', p_replayed)
   $$;
 
 -- The token keys a satisfying read offers: the tokens the chain named (ERC-721 Enumerable ids, Sui
@@ -981,7 +982,7 @@ create function checkin.manifest(p_event_id core.object_id) returns jsonb
   as $$
   begin
     perform checkin.require_staff(p_event_id);
-    return jsonb_build_object('eventId', p_event_id, 'generatedAt', now(), 'tickets', coalesce((
+    return jsonb_build_object('eventId', p_event_id, 'generatedAt', community.iso_time(now()), 'tickets', coalesce((
       select jsonb_agg(jsonb_build_object('reservationId', r.id, 'ticketVersion', r.ticket_version, 'attendeeName', r.attendee_name,
           'inside', r.inside, 'braceletUids', coalesce((select jsonb_agg(b.uid) from checkin.bracelets b where b.reservation_id = r.id and b.status = 'bound'), '[]'))
         order by r.created_at, r.id)
