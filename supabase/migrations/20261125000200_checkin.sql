@@ -89,14 +89,15 @@ create function checkin.require_owner(p_event_id core.object_id) returns void
   end
   $$;
 
--- The owner or staff, or 404/403: the door's actions (scans, bracelets, attendee lists).
-create function checkin.require_staff(p_event_id core.object_id) returns void
+-- The owner or staff (true), or 404/403: the door's actions (scans, bracelets, attendee lists). A
+-- boolean so a listing can use it as its first condition (evaluated once, before any row).
+create function checkin.require_staff(p_event_id core.object_id) returns boolean
   language plpgsql stable security definer
   set search_path = ''
   as $$
   begin
     if checkin.may_scan(p_event_id) then
-      return;
+      return true;
     end if;
     if exists (select from community.events e where e.id = p_event_id
                and community.event_is_visible(e.status, e.visibility, e.owner_id, core.current_user_id())) then
@@ -133,6 +134,17 @@ create function checkin.settings_json(p_event_id core.object_id) returns jsonb
       'registrationOpensAt', community.iso_time(s.registration_opens_at),
       'registrationClosesAt', community.iso_time(s.registration_closes_at))
     from (select 1) one left join checkin.event_settings s on s.event_id = p_event_id
+  $$;
+
+-- The settings, for the owner and staff.
+create function checkin.read_settings(p_event_id core.object_id) returns jsonb
+  language plpgsql stable security definer
+  set search_path = ''
+  as $$
+  begin
+    perform checkin.require_staff(p_event_id);
+    return checkin.settings_json(p_event_id);
+  end
   $$;
 
 -- Changes the settings the caller sends (null: unchanged; p_clear names fields to set to null). A
@@ -357,6 +369,17 @@ create function checkin.remember_holdings(p_user_id core.object_id, p_evidence j
       where e ? 'satisfied'
       on conflict (user_id, rule_key) do update set satisfied = excluded.satisfied, evidence = excluded.evidence, read_at = excluded.read_at
   $$;
+
+create function checkin.my_addresses() returns jsonb
+  language sql stable security definer
+  set search_path = ''
+  as $$ select checkin.addresses_of(core.current_user_id()) $$;
+
+-- The caller's own reads (an access check): kept like the reads a reservation or a scan brings.
+create function checkin.remember_my_holdings(p_evidence jsonb) returns void
+  language sql volatile security definer
+  set search_path = ''
+  as $$ select checkin.remember_holdings(core.current_user_id(), p_evidence) $$;
 
 -- What the gateway must read before deciding `p_grant` for `p_user_id`: null when the event has no
 -- rule with that grant, or when `p_use_recent` and every such rule has a read within
@@ -583,7 +606,7 @@ create function checkin.decide_reservation(p_event_id core.object_id, p_reservat
   end
   $$;
 
--- A new ticket version: the QR codes of earlier versions scan as `revoked`.
+-- A new ticket version for the person: the QR codes of earlier versions scan as `revoked`.
 create function checkin.reissue_ticket(p_event_id core.object_id, p_reservation_id core.object_id) returns jsonb
   language plpgsql volatile security definer
   set search_path = ''
@@ -592,9 +615,8 @@ create function checkin.reissue_ticket(p_event_id core.object_id, p_reservation_
     v_row checkin.reservations;
   begin
     v_row := checkin.lock_reservation(p_reservation_id, p_event_id);
-    if v_row.user_id <> core.current_user_id() and not exists (
-      select from community.events e where e.id = p_event_id and e.owner_id = core.current_user_id()) then
-      raise exception 'the person or the event''s owner re-issues a ticket' using errcode = 'PT403', hint = 'not_your_reservation';
+    if v_row.user_id <> core.current_user_id() then
+      raise exception 'only the person re-issues their ticket; the host declines a reservation' using errcode = 'PT403', hint = 'not_your_reservation';
     end if;
     update checkin.reservations set ticket_version = ticket_version + 1, updated_at = now() where id = p_reservation_id returning * into v_row;
     return checkin.reservation_json(v_row);
@@ -997,7 +1019,7 @@ revoke execute on all functions in schema checkin from public;
 grant execute on function
   checkin.holdings_decide_seconds(), checkin.holdings_view_seconds(),
   checkin.may_scan(core.object_id), checkin.may_view_in_lists(core.object_id, core.object_id, jsonb),
-  checkin.settings_json(core.object_id),
+  checkin.read_settings(core.object_id), checkin.require_staff(core.object_id),
   checkin.save_settings(core.object_id, integer, boolean, boolean, timestamptz, timestamptz, text[]),
   checkin.add_staff(core.object_id, core.object_id, text), checkin.remove_staff(core.object_id, core.object_id),
   checkin.list_staff(core.object_id),
@@ -1009,7 +1031,8 @@ grant execute on function
   checkin.scan_json(checkin.scans, text, boolean),
   checkin.scan(core.object_id, text, core.object_id, integer, text, integer, text, text, text, timestamptz, jsonb, boolean),
   checkin.record_offline_scans(core.object_id, text, jsonb), checkin.undo_scan(core.object_id, core.object_id),
-  checkin.counts(core.object_id), checkin.manifest(core.object_id)
+  checkin.counts(core.object_id), checkin.manifest(core.object_id), checkin.my_addresses(),
+  checkin.remember_my_holdings(jsonb)
   to authenticated;
 -- Listings of events read the view rule as anyone.
 grant usage on schema checkin to anon;

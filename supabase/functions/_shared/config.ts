@@ -3,6 +3,7 @@ import { parseIpRange } from "./http/ip-address.ts";
 import type { Environment } from "./platform/runtime.ts";
 import { suiNetworksSchema } from "./sui/network.ts";
 import { suiPrivateKeySchema } from "./sui/signer.ts";
+import { parseTicketSigningKeys } from "./checkin/ticket-token.ts";
 
 const commaList = z
   .string()
@@ -43,6 +44,9 @@ function safeJson(text: string): unknown {
 }
 
 /** A setting written as JSON (default `fallback`), validated by `schema`; `shape` names it in the error. */
+const aesKey = z.string().regex(/^[0-9a-fA-F]{32}$/, "16 bytes, hex").transform((hex) => Uint8Array.from(hex.match(/../g)!, (byte) => parseInt(byte, 16)));
+const sunKeysSchema = z.object({ metaReadKey: aesKey, fileReadKey: aesKey }).strict();
+
 function jsonSetting<T extends z.ZodTypeAny>(schema: T, fallback: string, shape: string) {
   return z.string().default(fallback).transform((text, ctx): z.infer<T> => {
     const parsed = schema.safeParse(safeJson(text));
@@ -122,6 +126,22 @@ const configSchema = z.object({
   // The service's Sui key (suiprivkey1..., Ed25519) that signs and pays for collection publishes; never
   // logged. Unset: publishing answers 503 sui_not_configured. Hold gas money only.
   SUI_PRIVATE_KEY: suiPrivateKeySchema.optional(),
+  // ---- Check-in ----
+  // The keys of QR tickets: one private Ed25519 JWK ({"kty": "OKP", "crv": "Ed25519", "x", "d", "kid"}) or
+  // an array whose first private key signs and whose others still verify (a rotation). Never logged.
+  // Unset: tickets, manifests and QR scans answer 503 tickets_not_configured.
+  TICKET_SIGNING_KEYS: z.string().optional().transform((value, ctx) => {
+    if (value === undefined || value.trim() === "") return undefined;
+    try {
+      return parseTicketSigningKeys(value);
+    } catch (error) {
+      ctx.addIssue({ code: "custom", message: (error as Error).message });
+      return z.NEVER;
+    }
+  }),
+  // NTAG 424 DNA bracelets: the SDM meta read key and file read key (16 bytes each, hex),
+  // {"metaReadKey": "...", "fileReadKey": "..."}. Never logged. Unset: SUN scans answer 503 sun_not_configured.
+  BRACELET_SUN_KEYS: jsonSetting(sunKeysSchema.nullable(), "null", "a JSON object of {metaReadKey, fileReadKey}, 32 hex digits each"),
   // The service's key (0x + 64 hex) that signs dynamic-price mint vouchers; never logged.
   SERVICE_SIGNER_PRIVATE_KEY: z.string().regex(/^0x[0-9a-fA-F]{64}$/, "0x and 64 hex digits").optional(),
   // The local gateway (scripts/gateway.ts) only: run the checkout webhook dispatcher in-process

@@ -2,6 +2,7 @@
 // order, which is also the OpenAPI document's), and what the backend MCP endpoint's call_api
 // dispatches through by OpenAPI operation id.
 import type { AnyEndpoint } from "../_shared/http/endpoint.ts";
+import { checkinEndpoints } from "./checkin/handlers.ts";
 import { checkoutEndpoints } from "./checkout/handlers.ts";
 import { collectionsEndpoints } from "./collections/handlers.ts";
 import { eventsEndpoints } from "./events/handlers.ts";
@@ -19,6 +20,7 @@ export const endpoints: readonly AnyEndpoint[] = [
   ...healthEndpoints,
   ...identityEndpoints,
   ...eventsEndpoints,
+  ...checkinEndpoints,
   ...hubsEndpoints,
   ...venuesEndpoints,
   ...collectionsEndpoints,

@@ -133,6 +133,8 @@ export const OfflineScanSchema = z.object({ ...credentialFields, scannedAt: Inst
   .strict().superRefine(oneCredential).openapi("OfflineScan");
 
 export const MAX_OFFLINE_SCANS = 10_000;
+/** A full batch with QR tokens is about 5 MB: its route takes up to 8 MiB, every other route the default. */
+export const OFFLINE_SCANS_BODY = { method: "POST", path: /^\/api\/v3\/events\/[^/]+\/check-ins\/offline$/, maxBytes: 8 * 1024 * 1024 };
 export const OfflineBatchSchema = z.object({
   deviceId: DeviceId,
   scans: z.array(OfflineScanSchema).min(1).max(MAX_OFFLINE_SCANS),

@@ -72,6 +72,8 @@ export const listEvents = operation({
           select e, e.id, ${cursorValue(tx, "e", paging)}
           from community.events e
           where (e.visibility <> 'unlisted' or e.owner_id = (select core.current_user_id()))
+            -- NFT \`view\` rules: listed for holders with a recent satisfying read (never a chain call here).
+            and (e.access_rules = '[]'::jsonb or checkin.may_view_in_lists(e.id, e.owner_id, e.access_rules))
             ${query.scope === "mine" ? tx`and e.owner_id = (select core.current_user_id())` : tx``}
             ${query.status ? tx`and e.status = ${query.status}` : tx``}
             ${query.search ? tx`and e.id in (select community.search_event_ids(${containsPattern(query.search)}))` : tx``}

@@ -7,6 +7,7 @@ import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { databaseUnavailable, isDatabaseUnavailable } from "../db/availability.ts";
 import type { AppEnv, AppServices } from "./context.ts";
 import { ApiError, errorResponse } from "./errors.ts";
+import { OFFLINE_SCANS_BODY } from "../checkin/schemas.ts";
 import { bodyLimit, refuseUndecodableBodies, requestLimits } from "./request-limits.ts";
 import { validationError } from "./validation.ts";
 
@@ -73,7 +74,7 @@ export function createBaseApp(services: AppServices) {
   // After CORS, so browsers can read these refusals too.
   app.use(requestLimits());
   app.use(refuseUndecodableBodies());
-  app.use(bodyLimit(services.config.BODY_LIMIT_BYTES));
+  app.use(bodyLimit(services.config.BODY_LIMIT_BYTES, [OFFLINE_SCANS_BODY]));
   app.notFound((c) => errorResponse(c, new ApiError(404, "not_found", `No route for ${c.req.method} ${c.req.path}.`)));
   app.onError((error, c) => {
     services.db.availability.noticed(error); // from a statement outside Database's own methods

@@ -91,16 +91,24 @@ export function refuseUndecodableBodies(): MiddlewareHandler {
   };
 }
 
+/** A route whose bodies may be larger than the default (an offline scanner's batch). */
+export interface LargerBody {
+  method: string;
+  path: RegExp;
+  maxBytes: number;
+}
+
 /**
- * 413 `payload_too_large` for a body over `maxBytes`. A declared Content-Length is judged at once; a
+ * 413 `payload_too_large` for a body over `maxBytes` (the route's own in `larger`, else the default). A declared Content-Length is judged at once; a
  * chunked body is counted as the route reads it, never read ahead (hono's bodyLimit buffers it
  * first), so a route that refuses the request before reading (an unknown API key) reads nothing.
  */
-export function bodyLimit(maxBytes: number): MiddlewareHandler {
-  const tooLarge = () => new ApiError(413, "payload_too_large", `The request body is larger than ${maxBytes} bytes.`, { limit: maxBytes });
+export function bodyLimit(defaultMaxBytes: number, larger: readonly LargerBody[] = []): MiddlewareHandler {
   return async (c, next) => {
     const body = c.req.raw.body;
     if (!body) return next();
+    const maxBytes = larger.find((route) => route.method === c.req.method && route.path.test(c.req.path))?.maxBytes ?? defaultMaxBytes;
+    const tooLarge = () => new ApiError(413, "payload_too_large", `The request body is larger than ${maxBytes} bytes.`, { limit: maxBytes });
     const declared = c.req.header("content-length");
     if (declared !== undefined && !c.req.header("transfer-encoding")) {
       if (Number(declared) > maxBytes) throw tooLarge();

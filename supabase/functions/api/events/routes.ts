@@ -14,7 +14,10 @@ export const listEvents = createRoute({
   summary: "List events visible to the key's owner",
   description:
     "Published public events of everyone plus all of your own, newest first by default. Paging: `take` with `page` " +
-    "(offset) or `cursor` (keyset: deep pages cost what the first does). `limit` and `private` are refused with 400.",
+    "(offset) or `cursor` (keyset: deep pages cost what the first does). `limit` and `private` are refused with 400. " +
+    "An event with NFT access rules that grant `view` is listed only for its owner and staff and for people whose linked " +
+    "wallets satisfied such a rule in a read of the last 24 hours (GET /api/v3/events/{eventId}/access reads them); " +
+    "reading it by id is not restricted.",
   security: apiKeySecurity,
   middleware: [requireApiKey] as const,
   request: { query: EventListQuery },
