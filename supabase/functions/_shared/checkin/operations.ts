@@ -102,7 +102,7 @@ export const reserve = operation({
   ownTransactions: true,
   async run(context, { eventId }: EventRef) {
     const attempt = (evidence: unknown) => context.db.statement((tx) => tx<{ reservation: string | null; created: boolean; needs: HoldingsNeeded | null }[]>`
-      select reservation::text, created, needs from checkin.reserve(${eventId}, ${evidence === null ? null : JSON.stringify(evidence)}::jsonb)`);
+      select reservation::text, created, needs from checkin.reserve(${eventId}, ${evidence === null ? null : tx.json(evidence as never)}::jsonb)`);
     let [row] = await attempt(null);
     if (row!.needs) [row] = await attempt(await readEvidence(context.config, row!.needs));
     return ok(new JsonText(row!.reservation!), row!.created ? 201 : 200);
@@ -245,7 +245,7 @@ export const getAccess = operation({
     if (!event) throw new ApiError(404, "event_not_found", `No event ${eventId} is visible to you.`);
     const rules = event.rules.map((rule, index) => ({ ...rule, index }));
     const evidence = rules.length ? await readEvidence(context.config, { grant: "any", rules, addresses: event.addresses }) : [];
-    await context.db.statement((tx) => tx`select checkin.remember_my_holdings(${JSON.stringify(evidence)}::jsonb)`);
+    await context.db.statement((tx) => tx`select checkin.remember_my_holdings(${tx.json(evidence as never)}::jsonb)`);
     const grants = (grant: string) => {
       const granting = evidence.filter((read) => read.rule.grants.includes(grant));
       return granting.length === 0 || granting.some((read) => "satisfied" in read && read.satisfied);
@@ -311,7 +311,7 @@ export const scan = operation({
     const attempt = (evidence: unknown) => context.db.statement((tx) => tx<{ scan: string | null; needs: HoldingsNeeded | null }[]>`
       select scan::text, needs from checkin.scan(${eventId}, ${request.method}, ${credential.reservationId}, ${credential.ticketVersion}::integer,
         ${credential.braceletUid}, ${credential.sunCounter}::integer, ${request.direction}, ${request.deviceId}, ${request.nonce},
-        now(), ${evidence === null ? null : JSON.stringify(evidence)}::jsonb, false)`, { genericPlan: true });
+        now(), ${evidence === null ? null : tx.json(evidence as never)}::jsonb, false)`, { genericPlan: true });
     let [row] = await attempt(null);
     if (row!.needs) [row] = await attempt(await readEvidence(context.config, row!.needs));
     return ok(new JsonText(row!.scan!));
@@ -337,7 +337,7 @@ export const recordOfflineScans = operation({
     }));
     const rows = await context.db.statement((tx) => tx<{ scan: string; result: string; replayed: boolean }[]>`
       select s::text as scan, s ->> 'result' as result, (s ->> 'replayed')::boolean as replayed
-      from checkin.record_offline_scans(${eventId}, ${batch.deviceId}, ${JSON.stringify(scans)}::jsonb) s`);
+      from checkin.record_offline_scans(${eventId}, ${batch.deviceId}, ${tx.json(scans as never)}::jsonb) s`);
     const admitted = rows.filter((row) => row.result === "admitted" || row.result === "exited").length;
     const replayed = rows.filter((row) => row.replayed).length;
     return ok(new JsonText(`{"items":[${rows.map((row) => row.scan).join(",")}],"admitted":${admitted},` +
@@ -363,9 +363,9 @@ export const manifest = operation({
   name: "checkin.manifest",
   scopes: CHECKIN_READ,
   async run({ db, config }, { eventId }: EventRef) {
-    const keys = JSON.stringify(publicJwks(ticketKeysOf(config)));
+    const keys = publicJwks(ticketKeysOf(config));
     const [row] = await db.statement((tx) => tx<{ json: string }[]>`
-      select (checkin.manifest(${eventId}) || jsonb_build_object('keys', ${keys}::jsonb))::text as json`);
+      select (checkin.manifest(${eventId}) || jsonb_build_object('keys', ${tx.json(keys as never)}::jsonb))::text as json`);
     return ok(new JsonText(row!.json));
   },
 });
