@@ -72,7 +72,7 @@ end
     const pgbenchTps = runPgbench(url, "checkin-scans", `\\set i random(1, ${LINE})
 \\set d random(0, 1)
 begin;
-select core.enter_api_key_scope('\\x${hashApiKey(hostKey).toString("hex")}'::bytea, null);
+select core.enter_api_key_scope('\\x${hashApiKey(hostKey).toString("hex")}'::bytea, '{}'::text[]);
 select scan from checkin.scan('${door}', 'qr', (array[${ids}])[:i], 1, null, null, case when :d = 0 then 'entry' else 'exit' end,
   'pgbench', 'p-' || :client_id || '-' || random(), now(), null, false);
 commit;
