@@ -37,7 +37,7 @@ async function arrangePeople(owner: postgres.Sql, count: number): Promise<string
 
 export async function benchCheckin(options: { seconds: number }) {
   ensureWrk();
-  const { url, key: hostKey, userId: hostId } = await benchUserDatabase();
+  const { url, key: hostKey, userId: hostId } = await benchUserDatabase({}, "bench_checkin");
   const owner = postgres(url, { max: 2, onnotice: () => {} });
   const ticketKeys = await generateTicketSigningKey("bench");
   const keys = parseTicketSigningKeys(ticketKeys);

@@ -8,14 +8,18 @@ import { enableLocalGatewayLogin, LOCAL_DATABASE_URL, startCluster, stopCluster,
 import { migrate } from "../lib/migrations.ts";
 import { AS_DEPLOYED, ensureWrk, formatTable, type LoadResult, runWrk } from "./wrk.ts";
 
-/** A new migrated database with one user and an API key of theirs; the gateway may log in to it. */
-export async function benchUserDatabase(permissions: Record<string, string[]> = {}): Promise<{ url: string; key: string; userId: string }> {
+/** A new migrated database `name` with one user and an API key of theirs; the gateway may log in to it. */
+export async function benchUserDatabase(
+  permissions: Record<string, string[]> = {},
+  name = "bench_identity",
+): Promise<{ url: string; key: string; userId: string }> {
+  if (!/^[a-z_]+$/.test(name)) throw new Error(`not a bench database name: ${name}`);
   startCluster();
   const server = postgres(LOCAL_DATABASE_URL, { max: 1, onnotice: () => {} });
-  await server.unsafe("drop database if exists bench_identity with (force)");
-  await server.unsafe("create database bench_identity");
+  await server.unsafe(`drop database if exists ${name} with (force)`);
+  await server.unsafe(`create database ${name}`);
   await server.end();
-  const url = withDatabase(LOCAL_DATABASE_URL, "bench_identity");
+  const url = withDatabase(LOCAL_DATABASE_URL, name);
   await migrate(url);
   await enableLocalGatewayLogin(LOCAL_DATABASE_URL);
 

@@ -732,7 +732,9 @@ create table checkin.scans (
   undone_by      core.object_id references core.users (id),
   unique (event_id, device_id, nonce)
 );
-create index scans_event_listing on checkin.scans (event_id, recorded_at desc, id desc);
+-- No other index leads with event_id: a plan cached while the table was empty (a new event's first
+-- offline batch fills it inside one transaction) must still find a replay by its unique key, not
+-- walk every scan of the event per scan.
 create index scans_reservation on checkin.scans (reservation_id, scanned_at desc) where reservation_id is not null;
 alter table checkin.scans enable row level security;
 create policy scans_select_staff on checkin.scans for select to authenticated using (checkin.may_scan(event_id));
@@ -776,38 +778,36 @@ create function checkin.offered_tokens(p_evidence jsonb) returns text[]
       end
   $$;
 
--- One scan, decided and recorded as the caller (owner or staff). The credential is the reservation
--- (a QR code's reservation and ticket version, already verified by the gateway, or a manual check-in
--- by id) or a bracelet UID (with the SUN read counter for NTAG 424 bracelets). A (device, nonce)
--- already recorded answers its first outcome with `replayed`. An entry to an event with `checkIn`
--- rules and no fresh read answers `needs` (nothing recorded) unless `p_offline`: an offline scan is
--- decided by the reads on record. Answers the scan.
-create function checkin.scan(
-  p_event_id core.object_id, p_method text, p_reservation_id core.object_id, p_ticket_version integer,
-  p_bracelet_uid text, p_sun_counter integer, p_direction text, p_device_id text, p_nonce text,
-  p_scanned_at timestamptz, p_evidence jsonb default null, p_offline boolean default false
-) returns table (scan jsonb, needs jsonb)
-  language plpgsql volatile security definer
+-- One scan, decided and recorded for `p_caller` (checked to be the owner or staff by the caller of
+-- this function). `p_rules`: the event's rules that grant checkIn (checkin.rules_granting), read once
+-- by the caller. The credential is the reservation (a QR code's reservation and ticket version,
+-- already verified by the gateway, or a manual check-in by id) or a bracelet UID (with the SUN read
+-- counter for NTAG 424 bracelets). A (device, nonce) already recorded answers its first outcome with
+-- `replayed`. An entry to an event with checkIn rules and no evidence answers `needs` (nothing
+-- recorded) unless `p_offline`: an offline scan is decided by the reads on record.
+create function checkin.decide_scan(
+  p_caller core.object_id, p_event_id core.object_id, p_rules jsonb, p_method text, p_reservation_id core.object_id,
+  p_ticket_version integer, p_bracelet_uid text, p_sun_counter integer, p_direction text, p_device_id text, p_nonce text,
+  p_scanned_at timestamptz, p_evidence jsonb, p_offline boolean
+, out scan jsonb, out needs jsonb)
+  language plpgsql volatile
   set search_path = ''
   as $$
   declare
-    v_caller core.object_id := core.current_user_id();
     v_scan checkin.scans;
     v_bracelet checkin.bracelets;
     v_reservation checkin.reservations;
     v_result text;
     v_evidence jsonb;
-    v_rules jsonb;
     v_needs jsonb;
     v_decision record;
     v_offered text[];
     v_wanted integer;
     v_claimable text[];
   begin
-    perform checkin.require_staff(p_event_id);
     select * into v_scan from checkin.scans s where s.event_id = p_event_id and s.device_id = p_device_id and s.nonce = p_nonce;
     if v_scan.id is not null then
-      return query select checkin.scan_json(v_scan, (select attendee_name from checkin.reservations where id = v_scan.reservation_id), true), null::jsonb;
+      scan := checkin.scan_json(v_scan, (select attendee_name from checkin.reservations where id = v_scan.reservation_id), true);
       return;
     end if;
 
@@ -851,25 +851,23 @@ create function checkin.scan(
     end if;
 
     if v_result is null then
-      select e.access_rules into v_rules from community.events e where e.id = p_event_id;
       if p_evidence is not null then
         perform checkin.remember_holdings(v_reservation.user_id, p_evidence);
       end if;
-      if jsonb_array_length(checkin.rules_granting(v_rules, 'checkIn')) > 0 then
+      if jsonb_array_length(p_rules) > 0 then
         -- Online, the door reads the chain every time: a token sold a minute ago no longer admits.
-        v_needs := checkin.holdings_needed(v_rules, 'checkIn', v_reservation.user_id, false);
+        v_needs := checkin.holdings_needed(p_rules, 'checkIn', v_reservation.user_id, false);
         if p_evidence is null and not p_offline then
-          return query select null::jsonb, v_needs || jsonb_build_object('reservationId', v_reservation.id);
+          needs := v_needs || jsonb_build_object('reservationId', v_reservation.id);
           return;
         end if;
         if p_offline then
           -- Offline: the latest reads on record decide, however old (the device admitted already).
-          select * into v_decision from checkin.holdings_decision(v_rules, 'checkIn', v_reservation.user_id, (
+          select * into v_decision from checkin.holdings_decision(p_rules, 'checkIn', v_reservation.user_id, (
             select coalesce(jsonb_agg(h.evidence), '[]') from checkin.holdings h
-            where h.user_id = v_reservation.user_id and h.rule_key in (
-              select checkin.rule_key(r) from jsonb_array_elements(checkin.rules_granting(v_rules, 'checkIn')) r)));
+            where h.user_id = v_reservation.user_id and h.rule_key in (select checkin.rule_key(r) from jsonb_array_elements(p_rules) r)));
         else
-          select * into v_decision from checkin.holdings_decision(v_rules, 'checkIn', v_reservation.user_id, p_evidence);
+          select * into v_decision from checkin.holdings_decision(p_rules, 'checkIn', v_reservation.user_id, p_evidence);
         end if;
         v_evidence := v_decision.evidence;
         if v_decision.decision = 'unavailable' then
@@ -894,7 +892,7 @@ create function checkin.scan(
     insert into checkin.scans (event_id, reservation_id, bracelet_id, method, direction, result, device_id, nonce, scanned_at,
                                scanned_by, offline, evidence)
       values (p_event_id, v_reservation.id, v_bracelet.id, p_method, p_direction, v_result, p_device_id, p_nonce,
-              coalesce(p_scanned_at, now()), v_caller, p_offline, v_evidence)
+              coalesce(p_scanned_at, now()), p_caller, p_offline, v_evidence)
       returning * into v_scan;
     if v_result = 'admitted' then
       update checkin.reservations set inside = true, checked_in_at = coalesce(checked_in_at, v_scan.scanned_at), updated_at = now()
@@ -911,29 +909,52 @@ create function checkin.scan(
     elsif v_result = 'exited' then
       update checkin.reservations set inside = false, updated_at = now() where id = v_reservation.id;
     end if;
-    return query select checkin.scan_json(v_scan, v_reservation.attendee_name, false), null::jsonb;
+    scan := checkin.scan_json(v_scan, v_reservation.attendee_name, false);
   end
   $$;
 
--- Scans a device made offline, decided in the order they were made (first scan wins); each is
--- checkin.scan with the reads on record. `p_scans`: [{method, reservationId, ticketVersion,
--- braceletUid, sunCounter, direction, nonce, scannedAt}]. Answers the recorded scans in that order.
+-- One scan at the door, as the caller (owner or staff): checkin.decide_scan.
+create function checkin.scan(
+  p_event_id core.object_id, p_method text, p_reservation_id core.object_id, p_ticket_version integer,
+  p_bracelet_uid text, p_sun_counter integer, p_direction text, p_device_id text, p_nonce text,
+  p_scanned_at timestamptz, p_evidence jsonb default null, p_offline boolean default false
+) returns table (scan jsonb, needs jsonb)
+  language plpgsql volatile security definer
+  set search_path = ''
+  as $$
+  begin
+    perform checkin.require_staff(p_event_id);
+    return query select * from checkin.decide_scan(core.current_user_id(), p_event_id,
+      checkin.rules_granting((select e.access_rules from community.events e where e.id = p_event_id), 'checkIn'),
+      p_method, p_reservation_id, p_ticket_version, p_bracelet_uid, p_sun_counter, p_direction, p_device_id, p_nonce,
+      p_scanned_at, p_evidence, p_offline);
+  end
+  $$;
+
+-- Scans a device made offline, decided in the order they were made (first scan wins), NFT rules by the
+-- reads on record. `p_scans`: [{method, reservationId, ticketVersion, braceletUid, sunCounter,
+-- direction, nonce, scannedAt}]. Answers the recorded scans in that order.
 create function checkin.record_offline_scans(p_event_id core.object_id, p_device_id text, p_scans jsonb)
   returns setof jsonb
   language plpgsql volatile security definer
   set search_path = ''
   as $$
   declare
+    v_caller core.object_id := core.current_user_id();
+    v_rules jsonb;
     v_item jsonb;
+    v_scan jsonb;
   begin
     perform checkin.require_staff(p_event_id);
+    v_rules := checkin.rules_granting((select e.access_rules from community.events e where e.id = p_event_id), 'checkIn');
     for v_item in
       select s from jsonb_array_elements(p_scans) with ordinality as a(s, n) order by (s ->> 'scannedAt')::timestamptz, n
     loop
-      return query select r.scan from checkin.scan(
-        p_event_id, v_item ->> 'method', v_item ->> 'reservationId', (v_item ->> 'ticketVersion')::integer,
+      select d.scan into v_scan from checkin.decide_scan(v_caller, p_event_id, v_rules,
+        v_item ->> 'method', v_item ->> 'reservationId', (v_item ->> 'ticketVersion')::integer,
         v_item ->> 'braceletUid', (v_item ->> 'sunCounter')::integer, v_item ->> 'direction', p_device_id, v_item ->> 'nonce',
-        (v_item ->> 'scannedAt')::timestamptz, null, true) r;
+        (v_item ->> 'scannedAt')::timestamptz, null, true) d;
+      return next v_scan;
     end loop;
   end
   $$;
