@@ -37,7 +37,7 @@ beforeAll(async () => {
     SUI_NETWORKS: JSON.stringify([sui.network]),
   });
   minter = chain.anvil.accounts[0]!;
-  wallets.push(...chain.anvil.accounts.slice(1, 6));
+  wallets.push(...chain.anvil.accounts.slice(1, 7));
   pass = await deployAccessPass721(chain.wallet(minter), { name: "Door Pass", symbol: "DOOR", owner: minter.address });
   multi = await deployAccessPass1155(chain.wallet(minter), { uri: "https://example.com/{id}.json", owner: minter.address });
 });

@@ -41,8 +41,9 @@ describe("API documentation", () => {
         continue;
       }
       // SPEC 5.8: the sponsorship owner's routes also take the app session, and so do the gasless
-      // relays the check-in app sends; the provider's verifier its own secret.
-      const takesSession = path.startsWith("/api/v3/sponsorship/") || /\/(venue-)?gasless(\/|$)/.test(path);
+      // relays, reservations and the door, which the check-in app calls; the provider's verifier its own secret.
+      const checkIn = /^\/api\/v3\/(events\/\{eventId\}\/(check-in|check-ins|reservations|staff|bracelets|access)|me\/reservations|check-in\/)/;
+      const takesSession = path.startsWith("/api/v3/sponsorship/") || /\/(venue-)?gasless(\/|$)/.test(path) || checkIn.test(path);
       const allowed = path === "/api/v3/sponsorship/provider/verify"
         ? [[{ ProviderVerifierSecret: [] }]]
         : [[{ ApiKeyAuth: [] }], ...(takesSession ? [[{ ApiKeyAuth: [] }, { SessionAuth: [] }]] : [])];

@@ -12,6 +12,7 @@ import { createTestContext, type UserWithKey } from "../setup/test-context.ts";
 import { operationsOf, requestArbitrary, sendAndCheck, type FuzzContext, type FuzzRequest, type Operation } from "./request-generators.ts";
 import { rowChanges, userRowsReader, type UserRows } from "./user-rows.ts";
 import { startSui } from "../sui/sui-fixtures.ts";
+import { generateTicketSigningKey } from "../../supabase/functions/_shared/checkin/ticket-token.ts";
 
 const SEED = Number(process.env.FUZZ_SEED ?? 20261123);
 // About 20 s for the file on the 2-core machine (22 operations, ~1.5 ms a request).
@@ -27,6 +28,8 @@ const ctx = await createTestContext({
   RELAYER_PRIVATE_KEY: `0x${"ab".repeat(32)}`,
   SUI_NETWORKS: JSON.stringify([{ network: sui.network.network, grpcUrl: sui.network.grpcUrl, packageId: sui.packageId }]),
   SUI_PRIVATE_KEY: sui.serviceKey.getSecretKey(),
+  TICKET_SIGNING_KEYS: await generateTicketSigningKey("fuzz"),
+  BRACELET_SUN_KEYS: JSON.stringify({ metaReadKey: "00".repeat(16), fileReadKey: "11".repeat(16) }),
 });
 afterAll(async () => {
   await ctx.close();
@@ -104,6 +107,14 @@ beforeAll(async () => {
   const fuzzerData = await arrangeOwnData(fuzzer);
   await expectStatus(joinHub(ctx, victim.key, bystanderHub), 201, "victim joins the bystander's hub");
 
+  // Reservations: the victim's at their own event (the fuzzer must not touch it), the fuzzer's there and at its own.
+  const reservationIds: string[] = [];
+  for (const [who, eventId] of [[victim, victimData.events[0]!], [fuzzer, victimData.events[0]!], [fuzzer, fuzzerData.events[0]!]] as const) {
+    const reserved = await ctx.call(`/api/v3/events/${eventId}/reservations`, { method: "POST", key: who.key });
+    if (reserved.status !== 201) throw new Error(`reserve: ${reserved.status} ${await reserved.text()}`);
+    reservationIds.push((await reserved.json()).id);
+  }
+
   const eventIds = [...victimData.events, ...fuzzerData.events];
   const hubIds = [...victimData.hubs, ...fuzzerData.hubs, bystanderHub];
   const addresses = [victimData.address, fuzzerData.address];
@@ -113,6 +124,7 @@ beforeAll(async () => {
     knownValues: {
       eventId: eventIds,
       hubId: hubIds,
+      reservationId: reservationIds,
       address: [...addresses, ...addresses.map((a) => a.toLowerCase())],
       chainId: [String(CHAIN_ID)],
       cursor: await harvestCursors(fuzzer.key),
