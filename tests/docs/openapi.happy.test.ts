@@ -41,8 +41,9 @@ describe("API documentation", () => {
         continue;
       }
       // SPEC 5.8: the sponsorship owner's routes also take the app session, and so do the gasless
-      // relays the check-in app sends; the provider's verifier its own secret.
-      const takesSession = path.startsWith("/api/v3/sponsorship/") || /\/(venue-)?gasless(\/|$)/.test(path);
+      // relays the check-in app sends and the check-in routes; the provider's verifier its own secret.
+      const takesSession = path.startsWith("/api/v3/sponsorship/") || /\/(venue-)?gasless(\/|$)/.test(path) ||
+        /^\/api\/v3\/(events\/\{eventId\}\/(check-ins?|reservations|staff|access|bracelets)|me\/reservations|check-in)(\/|$)/.test(path);
       const allowed = path === "/api/v3/sponsorship/provider/verify"
         ? [[{ ProviderVerifierSecret: [] }]]
         : [[{ ApiKeyAuth: [] }], ...(takesSession ? [[{ ApiKeyAuth: [] }, { SessionAuth: [] }]] : [])];

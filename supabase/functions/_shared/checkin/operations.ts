@@ -3,8 +3,10 @@
 // entry under the reservation's lock, staff-only scans); this layer verifies what only the gateway
 // can (a QR token's signature, an NTAG 424 SUN message's MAC) and reads chains when the database
 // asks for NFT evidence (`needs`), then calls again with it. Bodies are the JSON the database writes.
+import { randomUUID } from "node:crypto";
 import type { z } from "@hono/zod-openapi";
 import type { PendingQuery } from "postgres";
+import type { Principal } from "../auth/principal.ts";
 import type { Config } from "../config.ts";
 import type { Tx } from "../db/database.ts";
 import { ApiError } from "../http/errors.ts";
@@ -102,7 +104,7 @@ export const reserve = operation({
   ownTransactions: true,
   async run(context, { eventId }: EventRef) {
     const attempt = (evidence: unknown) => context.db.statement((tx) => tx<{ reservation: string | null; created: boolean; needs: HoldingsNeeded | null }[]>`
-      select reservation::text, created, needs from checkin.reserve(${eventId}, ${evidence === null ? null : JSON.stringify(evidence)}::jsonb)`);
+      select reservation::text, created, needs from checkin.reserve(${eventId}, ${evidence === null ? null : tx.json(evidence as never)}::jsonb)`);
     let [row] = await attempt(null);
     if (row!.needs) [row] = await attempt(await readEvidence(context.config, row!.needs));
     return ok(new JsonText(row!.reservation!), row!.created ? 201 : 200);
@@ -194,19 +196,44 @@ async function ticketFor(config: Config, row: ReservationRow | undefined, reserv
     throw new ApiError(409, "reservation_not_approved", `The reservation is ${row.status}: only an approved reservation has a ticket.`);
   }
   const token = await signTicket(ticketKeysOf(config), { reservationId: row.id, eventId: row.event_id, version: row.ticket_version });
-  return ok({ reservationId: row.id, eventId: row.event_id, ticketVersion: row.ticket_version, token });
+  return { reservationId: row.id, eventId: row.event_id, ticketVersion: row.ticket_version, token };
+}
+
+/** The caller's ticket for their own approved reservation. */
+async function ownTicket({ db, config }: OperationContext, { eventId, reservationId }: ReservationRef) {
+  ticketKeysOf(config);
+  const [row] = await db.statement((tx) => tx<ReservationRow[]>`
+    select id, event_id, user_id, status, ticket_version from checkin.reservations r
+    where r.id = ${reservationId} and r.event_id = ${eventId} and r.user_id = (select core.current_user_id())`);
+  return ticketFor(config, row, reservationId);
 }
 
 /** The person's ticket: a QR token for their approved reservation's current version. */
 export const getTicket = operation({
   name: "checkin.tickets.get",
   scopes: RESERVATIONS_READ,
-  async run({ db, config }, { eventId, reservationId }: ReservationRef) {
-    ticketKeysOf(config);
-    const [row] = await db.statement((tx) => tx<ReservationRow[]>`
-      select id, event_id, user_id, status, ticket_version from checkin.reservations r
-      where r.id = ${reservationId} and r.event_id = ${eventId} and r.user_id = (select core.current_user_id())`);
-    return ticketFor(config, row, reservationId);
+  run: async (context, reservation: ReservationRef) => ok(await ownTicket(context, reservation)),
+});
+
+/** Where the ticket page is served; the token follows `#`, so it reaches no server and no log. */
+export const TICKET_PAGE_PATH = "/tickets";
+
+/**
+ * The person's ticket as a link to the ticket page, which draws the QR code in their browser: what a
+ * person's assistant hands on, so the token travels once, inside the link, and the door sees a QR code.
+ */
+export const getTicketLink = operation({
+  name: "checkin.tickets.link",
+  scopes: RESERVATIONS_READ,
+  async run(context, reservation: ReservationRef) {
+    const ticket = await ownTicket(context, reservation);
+    return ok({
+      url: `${context.config.PUBLIC_API_ROOT}${TICKET_PAGE_PATH}#${ticket.token}`,
+      reservationId: ticket.reservationId,
+      ticketVersion: ticket.ticketVersion,
+      expiresNote: "The link does not expire: it admits while the reservation stays approved and this is its newest ticket " +
+        "version. Re-issuing the ticket, cancelling or being declined revokes it.",
+    });
   },
 });
 
@@ -220,7 +247,7 @@ export const reissueTicket = operation({
       select r ->> 'id' as id, r ->> 'eventId' as event_id, r ->> 'userId' as user_id, r ->> 'status' as status,
         (r ->> 'ticketVersion')::integer as ticket_version
       from checkin.reissue_ticket(${eventId}, ${reservationId}) r`);
-    return ticketFor(config, row, reservationId);
+    return ok(await ticketFor(config, row, reservationId));
   },
 });
 
@@ -245,7 +272,7 @@ export const getAccess = operation({
     if (!event) throw new ApiError(404, "event_not_found", `No event ${eventId} is visible to you.`);
     const rules = event.rules.map((rule, index) => ({ ...rule, index }));
     const evidence = rules.length ? await readEvidence(context.config, { grant: "any", rules, addresses: event.addresses }) : [];
-    await context.db.statement((tx) => tx`select checkin.remember_my_holdings(${JSON.stringify(evidence)}::jsonb)`);
+    await context.db.statement((tx) => tx`select checkin.remember_my_holdings(${tx.json(evidence as never)}::jsonb)`);
     const grants = (grant: string) => {
       const granting = evidence.filter((read) => read.rule.grants.includes(grant));
       return granting.length === 0 || granting.some((read) => "satisfied" in read && read.satisfied);
@@ -311,12 +338,33 @@ export const scan = operation({
     const attempt = (evidence: unknown) => context.db.statement((tx) => tx<{ scan: string | null; needs: HoldingsNeeded | null }[]>`
       select scan::text, needs from checkin.scan(${eventId}, ${request.method}, ${credential.reservationId}, ${credential.ticketVersion}::integer,
         ${credential.braceletUid}, ${credential.sunCounter}::integer, ${request.direction}, ${request.deviceId}, ${request.nonce},
-        now(), ${evidence === null ? null : JSON.stringify(evidence)}::jsonb, false)`, { genericPlan: true });
+        now(), ${evidence === null ? null : tx.json(evidence as never)}::jsonb, false)`, { genericPlan: true });
     let [row] = await attempt(null);
     if (row!.needs) [row] = await attempt(await readEvidence(context.config, row!.needs));
     return ok(new JsonText(row!.scan!));
   },
 });
+
+/**
+ * A check-in by reservation id from a person's assistant, which has no camera or NFC reader: the
+ * `manual` method only, so no QR token or bracelet UID pasted into a conversation (or planted in an
+ * event's description) ever admits anyone. Its scans are recorded under the assistant's grant as
+ * the device, so its nonces never meet another device's; without a nonce, each call is a new scan.
+ */
+export const checkInByReservation = operation({
+  name: "checkin.scan.by_reservation",
+  scopes: CHECKIN_WRITE,
+  ownTransactions: true,
+  run: (context, { eventId, reservationId, direction, nonce }: ReservationRef & { direction: "entry" | "exit"; nonce?: string }) =>
+    scan.run(context, {
+      eventId,
+      scan: { method: "manual", reservationId, direction, nonce: nonce ?? randomUUID(), deviceId: assistantDeviceOf(context.principal) },
+    }),
+});
+
+function assistantDeviceOf(principal: Principal): string {
+  return principal.kind === "oauth" ? `assistant-${principal.grantId}` : "assistant";
+}
 
 /**
  * Scans a device made offline, uploaded at once. QR tokens and SUN messages are verified here; one
@@ -337,7 +385,7 @@ export const recordOfflineScans = operation({
     }));
     const rows = await context.db.statement((tx) => tx<{ scan: string; result: string; replayed: boolean }[]>`
       select s::text as scan, s ->> 'result' as result, (s ->> 'replayed')::boolean as replayed
-      from checkin.record_offline_scans(${eventId}, ${batch.deviceId}, ${JSON.stringify(scans)}::jsonb) s`);
+      from checkin.record_offline_scans(${eventId}, ${batch.deviceId}, ${tx.json(scans as never)}::jsonb) s`);
     const admitted = rows.filter((row) => row.result === "admitted" || row.result === "exited").length;
     const replayed = rows.filter((row) => row.replayed).length;
     return ok(new JsonText(`{"items":[${rows.map((row) => row.scan).join(",")}],"admitted":${admitted},` +
@@ -363,9 +411,9 @@ export const manifest = operation({
   name: "checkin.manifest",
   scopes: CHECKIN_READ,
   async run({ db, config }, { eventId }: EventRef) {
-    const keys = JSON.stringify(publicJwks(ticketKeysOf(config)));
+    const keys = publicJwks(ticketKeysOf(config));
     const [row] = await db.statement((tx) => tx<{ json: string }[]>`
-      select (checkin.manifest(${eventId}) || jsonb_build_object('keys', ${keys}::jsonb))::text as json`);
+      select (checkin.manifest(${eventId}) || jsonb_build_object('keys', ${tx.json(keys as never)}::jsonb))::text as json`);
     return ok(new JsonText(row!.json));
   },
 });
