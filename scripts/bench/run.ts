@@ -18,6 +18,7 @@ const suites: Record<string, (o: { seconds: number }) => Promise<unknown>> = {
   mcp: async (o) => (await import("./mcp.ts")).benchMcp(o),
   outage: async (o) => (await import("./outage.ts")).benchOutage(o),
   sui: async (o) => (await import("./sui.ts")).benchSui(o),
+  checkin: async (o) => (await import("./checkin.ts")).benchCheckin(o),
 };
 
 const { values, positionals } = parseArgs({ options: { seconds: { type: "string", default: "10" } }, allowPositionals: true });

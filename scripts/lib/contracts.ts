@@ -33,7 +33,9 @@ export interface ContractArtifact {
   bytecode: Hex;
 }
 
-export type ContractName = "CheckoutCollection" | "TestToken";
+/** Each a `<name>.sol` in SOURCES_DIR defining the contract `<name>`. */
+const CONTRACT_NAMES = ["CheckoutCollection", "TestToken", "AccessPass721", "AccessPass1155"] as const;
+export type ContractName = (typeof CONTRACT_NAMES)[number];
 export type Artifacts = Record<ContractName, ContractArtifact>;
 
 type SolcOutput = {
@@ -79,7 +81,7 @@ async function compile(sources: Record<string, { content: string }>): Promise<Ar
     if (!contract) throw new Error(`solc produced no ${name}`);
     return { abi: contract.abi, bytecode: `0x${contract.evm.bytecode.object}` };
   };
-  return { CheckoutCollection: artifact("CheckoutCollection"), TestToken: artifact("TestToken") };
+  return Object.fromEntries(CONTRACT_NAMES.map((name) => [name, artifact(name)])) as Artifacts;
 }
 
 let memo: Promise<Artifacts> | undefined;
@@ -168,6 +170,31 @@ export async function deployTestToken(
     abi: TestToken.abi,
     bytecode: TestToken.bytecode,
     args: [params.name, params.symbol, params.decimals],
+  });
+  return deployed(client, hash);
+}
+
+/** Deploys the reference ERC-721 access pass (enumerable; `owner` mints) and returns its address once mined. */
+export async function deployAccessPass721(
+  client: DeployerClient,
+  params: { name: string; symbol: string; owner: Address },
+): Promise<Address> {
+  const { AccessPass721 } = await loadArtifacts();
+  const hash = await deployContract(client, {
+    abi: AccessPass721.abi,
+    bytecode: AccessPass721.bytecode,
+    args: [params.name, params.symbol, params.owner],
+  });
+  return deployed(client, hash);
+}
+
+/** Deploys the reference ERC-1155 access pass (`owner` mints) and returns its address once mined. */
+export async function deployAccessPass1155(client: DeployerClient, params: { uri: string; owner: Address }): Promise<Address> {
+  const { AccessPass1155 } = await loadArtifacts();
+  const hash = await deployContract(client, {
+    abi: AccessPass1155.abi,
+    bytecode: AccessPass1155.bytecode,
+    args: [params.uri, params.owner],
   });
   return deployed(client, hash);
 }

@@ -233,6 +233,20 @@ describe("updating an event", () => {
     expect(updated.accessRules).toEqual([]);
     expect(updated.venue).toEqual(created.venue);
   });
+
+  it("an ERC-1155 rule keeps its tokenId (any uint256, as a decimal string); the local Sui network is accepted", async () => {
+    const user = await t.userWithKey();
+    const created = (await (await postEvent(t, user.key, { ...FULL_BODY, slug: "rules-1155" })).json()) as EventItem;
+    const accessRules = [
+      { chain: "evm", chainId: 31337, collection: EVM_COLLECTION, tokenId: String(2n ** 256n - 1n), minBalance: 2, grants: ["checkIn"] },
+      { chain: "evm", chainId: 31337, collection: EVM_COLLECTION, tokenId: "0", minBalance: 1, grants: ["view"] },
+      { chain: "sui", chainId: "sui:localnet", collection: SUI_COLLECTION, minBalance: 1, grants: ["register"] },
+    ];
+    const response = await t.call(`/api/v3/events/${created.id}`, { method: "PATCH", key: user.key, json: { accessRules } });
+    expect(response.status).toBe(200);
+    expect(((await response.json()) as EventItem).accessRules).toEqual(accessRules);
+    expect(((await (await getEvent(t, user.key, created.id)).json()) as EventItem).accessRules).toEqual(accessRules);
+  });
 });
 
 describe("deleting an event", () => {

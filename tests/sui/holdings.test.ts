@@ -1,6 +1,6 @@
 // Counting passes on Sui through the real SuiGrpcClient against the stand-in node: by collection
-// object id (the pass's collection_id) and by Move type, across owners and pages, with the
-// checkpoint the node stamped on its answers.
+// object id (the pass's collection_id) and by Move type, across owners and pages, with the object
+// ids counted and the checkpoint the node stamped on its answers.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SuiUnavailable } from "../../supabase/functions/_shared/sui/errors.ts";
 import { countOwned, suiHoldingsReader } from "../../supabase/functions/_shared/sui/holdings.ts";
@@ -13,14 +13,15 @@ const collectionA = randomAddress();
 const collectionB = randomAddress();
 const [alice, bob, carol] = [randomAddress(), randomAddress(), randomAddress()];
 const TICKET = "0xfeed::nft::Ticket";
+const passesOfA: Record<string, string[]> = { [alice]: [], [bob]: [] };
 
 beforeAll(async () => {
   sui = await startSui();
   passType = eventPassType(sui.packageId);
   const { node } = sui;
-  for (let i = 1n; i <= 7n; i++) node.givePass(alice, { collectionId: collectionA, number: i });
+  for (let i = 1n; i <= 7n; i++) passesOfA[alice]!.push(node.givePass(alice, { collectionId: collectionA, number: i }));
   for (let i = 1n; i <= 2n; i++) node.givePass(alice, { collectionId: collectionB, number: i });
-  for (let i = 8n; i <= 10n; i++) node.givePass(bob, { collectionId: collectionA, number: i });
+  for (let i = 8n; i <= 10n; i++) passesOfA[bob]!.push(node.givePass(bob, { collectionId: collectionA, number: i }));
   // Same collection id, another package's EventPass type: not a pass of ours.
   node.givePass(bob, { collectionId: collectionA, packageId: randomAddress() });
   node.fund(bob, 1_000_000n);
@@ -37,7 +38,15 @@ describe("counting passes", () => {
   it("counts a collection's passes by their collection_id, page by page, per owner", async () => {
     sui.node.requests.length = 0;
     const result = await countOwned(sui.client, { owners: [alice, bob, carol], collection: { objectId: collectionA }, passType, pageSize: 2 });
-    expect(result).toEqual({ count: 10, perOwner: { [alice]: 7, [bob]: 3, [carol]: 0 }, checkpoint: String(sui.node.ledger.checkpoint) });
+    expect(result).toEqual({
+      count: 10,
+      perOwner: { [alice]: 7, [bob]: 3, [carol]: 0 },
+      objectIds: expect.any(Array),
+      checkpoint: String(sui.node.ledger.checkpoint),
+    });
+    // The passes counted, by owner; another package's EventPass of bob's is not among them.
+    expect(result.objectIds.slice(0, 7).sort()).toEqual([...passesOfA[alice]!].sort());
+    expect(result.objectIds.slice(7).sort()).toEqual([...passesOfA[bob]!].sort());
     // The type filter leaves alice 9 passes (5 pages of 2), bob 3 (2 pages), carol none (1 page).
     expect(listCalls()).toBe(8);
     expect(sui.node.requests.every((m) => m === "ListOwnedObjects")).toBe(true);
@@ -111,6 +120,7 @@ describe("the HoldingsReader", () => {
     const before = Date.now();
     const holdings = await reader.holdings([alice, bob], { objectId: collectionA });
     expect(holdings).toMatchObject({ count: 10, perOwner: { [alice]: 7, [bob]: 3 }, checkpoint: String(sui.node.ledger.checkpoint) });
+    expect([...holdings.tokens!].sort()).toEqual([...passesOfA[alice]!, ...passesOfA[bob]!].sort());
     expect(Date.parse(holdings.readAt)).toBeGreaterThanOrEqual(before - 1);
   });
 

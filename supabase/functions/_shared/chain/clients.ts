@@ -17,6 +17,13 @@ export function isLoopbackHost(hostname: string): boolean {
 
 const clientsByConfig = new WeakMap<Config, Map<number, ChainClient>>();
 
+/** 400 `chain_not_supported`: `chainId` is not among the chains (EVM or Sui) this service is configured with. */
+export function chainNotSupported(chainId: number | string, supportedChainIds: Array<number | string>): ApiError {
+  return new ApiError(400, "chain_not_supported",
+    `Chain ${chainId} is not supported here; supported chain ids: ${supportedChainIds.join(", ") || "none"}.`,
+    { chainId, supportedChainIds });
+}
+
 /** The public client of `chainId`, or 400 `chain_not_supported` naming the configured chain ids. */
 export function publicClientFor(config: Config, chainId: number): ChainClient {
   let clients = clientsByConfig.get(config);
@@ -25,12 +32,7 @@ export function publicClientFor(config: Config, chainId: number): ChainClient {
   if (cached) return cached;
 
   const chain = config.EVM_CHAINS.find((c) => c.chainId === chainId);
-  if (!chain) {
-    const supportedChainIds = config.EVM_CHAINS.map((c) => c.chainId);
-    throw new ApiError(400, "chain_not_supported",
-      `Chain ${chainId} is not supported here; supported chain ids: ${supportedChainIds.join(", ") || "none"}.`,
-      { chainId, supportedChainIds });
-  }
+  if (!chain) throw chainNotSupported(chainId, config.EVM_CHAINS.map((c) => c.chainId));
   const loopback = isLoopbackHost(new URL(chain.rpcUrl).hostname);
   const client = createPublicClient({
     transport: http(chain.rpcUrl),

@@ -3,6 +3,7 @@
 import { z } from "@hono/zod-openapi";
 import { listQuerySchema } from "../http/listing.ts";
 import { Instant, ObjectId } from "../http/openapi.ts";
+import { SUI_NETWORKS } from "../sui/network.ts";
 
 export const Slug = z.string().min(1).max(120).regex(/^[a-z0-9]+(-[a-z0-9]+)*$/, "lowercase letters, digits and single dashes")
   .openapi({ example: "berlin-web3-night" });
@@ -40,14 +41,36 @@ const Venue = z
 
 const EVM_ADDRESS = /^0x[0-9a-fA-F]{40}$/;
 const SUI_ADDRESS = /^0x[0-9a-fA-F]{1,64}(::[A-Za-z_][A-Za-z0-9_]*::[A-Za-z_][A-Za-z0-9_]*)?$/;
+// A uint256 in decimal, written one way only (no sign, no leading zeros), so one token has one spelling.
+const UINT256_DECIMAL = /^(0|[1-9][0-9]{0,77})$/;
+const UINT256_DECIMAL_LIMIT = 2n ** 256n;
+/** Below 2^256; a value that is not decimal digits is left to the pattern's message. */
+const fitsIn256Bits = (id: string) => !UINT256_DECIMAL.test(id) || BigInt(id) < UINT256_DECIMAL_LIMIT;
 
 export const AccessRule = z
   .object({
     chain: z.enum(["evm", "sui"]),
-    chainId: z.union([z.number().int().positive(), z.enum(["sui:mainnet", "sui:testnet", "sui:devnet"])])
-      .openapi({ description: "EVM: the numeric chain id. Sui: `sui:mainnet`, `sui:testnet` or `sui:devnet`." }),
-    collection: z.string().openapi({ description: "EVM: the collection contract address. Sui: the collection object id or type." }),
-    minBalance: z.number().int().min(1).max(1_000_000).default(1).openapi({ description: "Tokens of the collection the holder needs" }),
+    chainId: z.union([z.number().int().positive(), z.enum(SUI_NETWORKS)]).openapi({
+      description: "EVM: the numeric chain id. Sui: `sui:mainnet`, `sui:testnet`, `sui:devnet` or `sui:localnet` (a local network, for development).",
+    }),
+    collection: z.string().openapi({
+      description: "EVM: the collection contract address, an ERC-721 contract (or an ERC-1155 one, with `tokenId`). " +
+        "Sui: the collection object id (passes of the service's event_pass package that name it), or a Move type " +
+        "`0x…::module::Type` whose every object counts as a pass.",
+    }),
+    tokenId: z.string().regex(UINT256_DECIMAL, "a token id in decimal digits, without leading zeros")
+      .refine(fitsIn256Bits, "a token id fits in 256 bits")
+      .optional()
+      .openapi({
+        description: "EVM only. Present: the collection is an ERC-1155 contract and holding means units of this token id " +
+          "(`balanceOf(owner, id)`), written in decimal (ids are 256-bit). Absent: an ERC-721 contract (`balanceOf(owner)`). " +
+          "Sui rules refuse it.",
+        example: "1",
+      }),
+    minBalance: z.number().int().min(1).max(1_000_000).default(1).openapi({
+      description: "Tokens of the collection the holder needs, counted across their linked addresses on the chain " +
+        "(ERC-1155: units of `tokenId`)",
+    }),
     grants: z.array(z.enum(["view", "register", "checkIn"])).min(1).max(3)
       .openapi({ description: "What holding grants: seeing the event, registering, checking in" }),
   })
@@ -59,6 +82,13 @@ export const AccessRule = z
     }
     if (!(evm ? EVM_ADDRESS : SUI_ADDRESS).test(rule.collection)) {
       ctx.addIssue({ code: "custom", path: ["collection"], message: `not a ${rule.chain.toUpperCase()} collection address` });
+    }
+    if (!evm && rule.tokenId !== undefined) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["tokenId"],
+        message: "tokenId is for EVM ERC-1155 collections; a Sui rule counts the collection's passes (leave tokenId out)",
+      });
     }
   })
   .openapi("NftAccessRule");

@@ -1,7 +1,7 @@
-// How many passes of a collection a set of addresses hold on Sui, and as of which checkpoint.
-// One StateService.ListOwnedObjects walk per owner (type filter, every page). For a collection
-// object id the filter is the package's EventPass type and each pass's `collection_id` is read
-// from its BCS contents; for a Move type, every object of that type counts.
+// How many passes of a collection a set of addresses hold on Sui, which ones (their object ids),
+// and as of which checkpoint. One StateService.ListOwnedObjects walk per owner (type filter, every
+// page). For a collection object id the filter is the package's EventPass type and each pass's
+// `collection_id` is read from its BCS contents; for a Move type, every object of that type counts.
 //
 // The checkpoint: a node stamps each answer with x-sui-checkpoint-height. Pages are separate
 // reads, so the result reports the lowest stamp: every count reflects at least that checkpoint.
@@ -18,6 +18,8 @@ export type Holdings = {
   count: number;
   /** By owner as the chain writes it (Sui: 0x + 64 hex, lower case). */
   perOwner: Record<string, number>;
+  /** The tokens counted, where the chain can name them (Sui: the objects' ids), so each can be used once; else null. */
+  tokens: string[] | null;
   /** When the service read it (ISO 8601). */
   readAt: string;
 } & ({ checkpoint: string } | { block: string });
@@ -54,20 +56,19 @@ function moveType(type: string): string {
   return normalizeStructTag(type);
 }
 
-/** Passes of `collection` held by each of `owners` (deduplicated), read page by page. */
+/** Passes of `collection` held by each of `owners` (deduplicated), read page by page, and their object ids (by owner, in the node's order). */
 export async function countOwned(
   client: SuiGrpcClient,
   args: { owners: readonly string[]; collection: SuiCollectionRef; passType: string; pageSize?: number },
-): Promise<{ count: number; perOwner: Record<string, number>; checkpoint: string }> {
+): Promise<{ count: number; perOwner: Record<string, number>; objectIds: string[]; checkpoint: string }> {
   const owners = [...new Set(args.owners.map((owner) => parseSuiAddress(owner, "owner")))];
   if (owners.length === 0) throw new RangeError("at least one owner is required");
   const byCollection = "objectId" in args.collection ? parseSuiAddress(args.collection.objectId, "collection") : null;
   const objectType = moveType("type" in args.collection ? args.collection.type : args.passType);
-  const perOwner: Record<string, number> = Object.fromEntries(owners.map((owner) => [owner, 0]));
   let lowest: bigint | null = null;
 
-  const countFor = async (owner: string) => {
-    let count = 0;
+  const passesOf = async (owner: string) => {
+    const ids: string[] = [];
     let pageToken: Uint8Array | undefined;
     do {
       const call = client.stateService.listOwnedObjects({
@@ -82,22 +83,26 @@ export async function countOwned(
       if (typeof stamp !== "string" || !/^\d+$/.test(stamp)) throw new SuiUnavailable(`The Sui node did not stamp its answer with ${CHECKPOINT_HEADER}`);
       if (lowest === null || BigInt(stamp) < lowest) lowest = BigInt(stamp);
       for (const object of response.objects) {
-        if (!byCollection) {
-          count++;
-          continue;
+        if (!object.objectId) throw new Error("The Sui node left out the object id the read asked for");
+        if (byCollection) {
+          const contents = object.contents?.value;
+          if (!contents) throw new Error("The Sui node left out the contents the read asked for");
+          if (normalizeSuiAddress(EventPass.parse(contents).collection_id) !== byCollection) continue;
         }
-        const contents = object.contents?.value;
-        if (!contents) throw new Error("The Sui node left out the contents the read asked for");
-        if (normalizeSuiAddress(EventPass.parse(contents).collection_id) === byCollection) count++;
+        ids.push(normalizeSuiAddress(object.objectId));
       }
       pageToken = response.nextPageToken?.length ? response.nextPageToken : undefined;
     } while (pageToken);
-    perOwner[owner] = count;
+    return ids;
   };
 
-  for (let i = 0; i < owners.length; i += PARALLEL_OWNERS) await Promise.all(owners.slice(i, i + PARALLEL_OWNERS).map(countFor));
-  const count = Object.values(perOwner).reduce((sum, n) => sum + n, 0);
-  return { count, perOwner, checkpoint: String(lowest) };
+  const idsByOwner: string[][] = [];
+  for (let i = 0; i < owners.length; i += PARALLEL_OWNERS) {
+    idsByOwner.push(...await Promise.all(owners.slice(i, i + PARALLEL_OWNERS).map(passesOf)));
+  }
+  const perOwner = Object.fromEntries(owners.map((owner, i) => [owner, idsByOwner[i]!.length]));
+  const objectIds = idsByOwner.flat();
+  return { count: objectIds.length, perOwner, objectIds, checkpoint: String(lowest) };
 }
 
 /** The HoldingsReader of a Sui network whose passes are `<packageId>::collection::EventPass`. */
@@ -105,8 +110,8 @@ export function suiHoldingsReader(client: SuiGrpcClient, packageId: string): Hol
   const passType = eventPassType(packageId);
   return {
     async holdings(owners, collection) {
-      const { count, perOwner, checkpoint } = await countOwned(client, { owners, collection, passType });
-      return { count, perOwner, checkpoint, readAt: new Date().toISOString() };
+      const { count, perOwner, objectIds, checkpoint } = await countOwned(client, { owners, collection, passType });
+      return { count, perOwner, tokens: objectIds, checkpoint, readAt: new Date().toISOString() };
     },
   };
 }
