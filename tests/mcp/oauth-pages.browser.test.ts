@@ -87,7 +87,7 @@ describe("sign-in, consent and grants pages in Chromium", () => {
     await page.waitForSelector("h1:has-text('Allow Research Assistant')");
     expect(await page.locator(".host").textContent()).toBe("127.0.0.1:45678");
     expect(await page.locator("input[name=scope]:checked").evaluateAll((els) => els.map((e) => (e as HTMLInputElement).value)))
-      .toEqual(["events:read", "hubs:read", "venues:read", "checkout:read", "sponsorship:read"]);
+      .toEqual(["events:read", "hubs:read", "venues:read", "checkout:read", "sponsorship:read", "reservations:read", "checkin:read"]);
     for (const width of [1280, 375]) await shoot(page, "consent", width);
     await page.uncheck("input[value='sponsorship:read']");
     await page.check("input[value='events:write']");
@@ -97,7 +97,7 @@ describe("sign-in, consent and grants pages in Chromium", () => {
     expect(callback?.searchParams.get("iss")).toBe(root);
     expect(callback?.searchParams.get("code")).toMatch(/^mca_/);
     const [grant] = await ctx.owner`select scopes from mcp_oauth.grants`;
-    expect(grant!.scopes).toEqual(["events:read", "hubs:read", "venues:read", "checkout:read", "events:write"]);
+    expect(grant!.scopes).toEqual(["events:read", "hubs:read", "venues:read", "checkout:read", "reservations:read", "checkin:read", "events:write"]);
 
     await page.goto(`${root}/oauth/grants`);
     expect(await page.locator("ul.grants li").count()).toBe(1);

@@ -57,13 +57,15 @@ describe("public MCP OAuth with the SDK client", () => {
     const authorize = provider.authorizationUrl!;
     expect(authorize.searchParams.get("resource")).toBe(RESOURCE);
     expect(authorize.searchParams.get("code_challenge_method")).toBe("S256");
-    expect(provider.stored?.scope?.split(" ").sort()).toEqual(["checkout:read", "events:read", "hubs:read", "sponsorship:read", "venues:read"]);
+    expect(provider.stored?.scope?.split(" ").sort())
+      .toEqual(["checkin:read", "checkout:read", "events:read", "hubs:read", "reservations:read", "sponsorship:read", "venues:read"]);
 
     const tools = (await client.listTools()).tools.map((t) => t.name).sort();
     expect(tools).toEqual([
-      "get_checkout_session", "get_event", "get_hub", "get_nft_collection", "get_sponsorship_balance", "get_sponsorship_settings",
-      "list_checkout_webhook_deliveries", "list_events", "list_hubs", "list_nft_collections", "list_sponsorship_deposits",
-      "list_sponsorship_usage", "search_venues",
+      "get_check_in_counts", "get_checkout_session", "get_event", "get_event_access", "get_hub", "get_nft_collection", "get_reservation",
+      "get_sponsorship_balance", "get_sponsorship_settings", "list_checkout_webhook_deliveries", "list_event_reservations", "list_events",
+      "list_hubs", "list_my_reservations", "list_nft_collections", "list_sponsorship_deposits", "list_sponsorship_usage", "search_venues",
+      "show_my_ticket",
     ]);
     const listed = await client.callTool({ name: "list_events", arguments: { take: 5 } });
     expect(listed.isError).toBeFalsy();

@@ -26,9 +26,16 @@ const EXPECTED_SCOPES: Record<string, string[]> = {
   list_my_wallets: ["wallet:link"], request_wallet_link: ["wallet:link"],
   request_sponsorship_settings_change: ["sponsorship:write"], request_sponsored_deposit: ["sponsorship:write"],
   get_confirmation_status: ["wallet:link", "sponsorship:write"], // any one of them
+  reserve_spot: ["reservations:write"], cancel_reservation: ["reservations:write"],
+  list_my_reservations: ["reservations:read"], show_my_ticket: ["reservations:read"], get_event_access: ["reservations:read"],
+  get_reservation: ["reservations:read", "checkin:read"], // any one of them
+  list_event_reservations: ["checkin:read"], get_check_in_counts: ["checkin:read"],
+  approve_reservation: ["checkin:write"], decline_reservation: ["checkin:write"], check_in_by_reservation: ["checkin:write"],
+  undo_check_in: ["checkin:write"], bind_bracelet: ["checkin:write"],
 };
+const ANY_ONE_SCOPE = new Set(["get_confirmation_status", "get_reservation"]);
 const allows = (name: string, scopes: readonly string[]) =>
-  name === "get_confirmation_status" ? EXPECTED_SCOPES[name]!.some((s) => scopes.includes(s)) : EXPECTED_SCOPES[name]!.every((s) => scopes.includes(s));
+  ANY_ONE_SCOPE.has(name) ? EXPECTED_SCOPES[name]!.some((s) => scopes.includes(s)) : EXPECTED_SCOPES[name]!.every((s) => scopes.includes(s));
 const SPONSOR = privateKeyToAccount(generatePrivateKey()).address;
 const OTHER = privateKeyToAccount(generatePrivateKey()).address;
 

@@ -8,6 +8,7 @@ import { mcpBackendRouter } from "./mcp/backend/handlers.ts";
 import { publicMcpRouter } from "./mcp/public/handlers.ts";
 import { oauthRouter } from "./oauth/handlers.ts";
 import { endpoints } from "./registry.ts";
+import { ticketPageRouter } from "./ticket-page/handlers.ts";
 import { versioningRouter } from "./versioning/handlers.ts";
 
 /** REST v3, auth/session, docs, MCP and page routes. Runs under Deno and, in tests, under Node. */
@@ -16,6 +17,7 @@ export function createApiApp(services: AppServices) {
   app.route("/", routerOf(endpoints)); // every REST operation (api/registry.ts)
   app.route("/", versioningRouter);
   app.route("/", checkoutPageRouter);
+  app.route("/", ticketPageRouter);
   app.route("/", oauthRouter);
   app.route("/", publicMcpRouter);
   app.route("/", confirmationsRouter); // the confirmation links' pages

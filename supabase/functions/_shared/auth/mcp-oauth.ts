@@ -18,8 +18,8 @@ import type { AppEnv } from "../http/context.ts";
 import { sha256 } from "../crypto/sha256.ts";
 
 /** Scopes named by capability. The read ones are the consent page's default selection. */
-export const READ_SCOPES = ["events:read", "hubs:read", "venues:read", "checkout:read", "sponsorship:read"] as const;
-export const WRITE_SCOPES = ["events:write", "hubs:write", "wallet:link", "sponsorship:write"] as const;
+export const READ_SCOPES = ["events:read", "hubs:read", "venues:read", "checkout:read", "sponsorship:read", "reservations:read", "checkin:read"] as const;
+export const WRITE_SCOPES = ["events:write", "hubs:write", "wallet:link", "sponsorship:write", "reservations:write", "checkin:write"] as const;
 export const MCP_SCOPES: readonly string[] = [...READ_SCOPES, ...WRITE_SCOPES];
 
 export function issuerOf(config: Config): string {

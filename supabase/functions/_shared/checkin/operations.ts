@@ -3,8 +3,10 @@
 // entry under the reservation's lock, staff-only scans); this layer verifies what only the gateway
 // can (a QR token's signature, an NTAG 424 SUN message's MAC) and reads chains when the database
 // asks for NFT evidence (`needs`), then calls again with it. Bodies are the JSON the database writes.
+import { randomUUID } from "node:crypto";
 import type { z } from "@hono/zod-openapi";
 import type { PendingQuery } from "postgres";
+import type { Principal } from "../auth/principal.ts";
 import type { Config } from "../config.ts";
 import type { Tx } from "../db/database.ts";
 import { ApiError } from "../http/errors.ts";
@@ -194,19 +196,44 @@ async function ticketFor(config: Config, row: ReservationRow | undefined, reserv
     throw new ApiError(409, "reservation_not_approved", `The reservation is ${row.status}: only an approved reservation has a ticket.`);
   }
   const token = await signTicket(ticketKeysOf(config), { reservationId: row.id, eventId: row.event_id, version: row.ticket_version });
-  return ok({ reservationId: row.id, eventId: row.event_id, ticketVersion: row.ticket_version, token });
+  return { reservationId: row.id, eventId: row.event_id, ticketVersion: row.ticket_version, token };
+}
+
+/** The caller's ticket for their own approved reservation. */
+async function ownTicket({ db, config }: OperationContext, { eventId, reservationId }: ReservationRef) {
+  ticketKeysOf(config);
+  const [row] = await db.statement((tx) => tx<ReservationRow[]>`
+    select id, event_id, user_id, status, ticket_version from checkin.reservations r
+    where r.id = ${reservationId} and r.event_id = ${eventId} and r.user_id = (select core.current_user_id())`);
+  return ticketFor(config, row, reservationId);
 }
 
 /** The person's ticket: a QR token for their approved reservation's current version. */
 export const getTicket = operation({
   name: "checkin.tickets.get",
   scopes: RESERVATIONS_READ,
-  async run({ db, config }, { eventId, reservationId }: ReservationRef) {
-    ticketKeysOf(config);
-    const [row] = await db.statement((tx) => tx<ReservationRow[]>`
-      select id, event_id, user_id, status, ticket_version from checkin.reservations r
-      where r.id = ${reservationId} and r.event_id = ${eventId} and r.user_id = (select core.current_user_id())`);
-    return ticketFor(config, row, reservationId);
+  run: async (context, reservation: ReservationRef) => ok(await ownTicket(context, reservation)),
+});
+
+/** Where the ticket page is served; the token follows `#`, so it reaches no server and no log. */
+export const TICKET_PAGE_PATH = "/tickets";
+
+/**
+ * The person's ticket as a link to the ticket page, which draws the QR code in their browser: what a
+ * person's assistant hands on, so the token travels once, inside the link, and the door sees a QR code.
+ */
+export const getTicketLink = operation({
+  name: "checkin.tickets.link",
+  scopes: RESERVATIONS_READ,
+  async run(context, reservation: ReservationRef) {
+    const ticket = await ownTicket(context, reservation);
+    return ok({
+      url: `${context.config.PUBLIC_API_ROOT}${TICKET_PAGE_PATH}#${ticket.token}`,
+      reservationId: ticket.reservationId,
+      ticketVersion: ticket.ticketVersion,
+      expiresNote: "The link does not expire: it admits while the reservation stays approved and this is its newest ticket " +
+        "version. Re-issuing the ticket, cancelling or being declined revokes it.",
+    });
   },
 });
 
@@ -220,7 +247,7 @@ export const reissueTicket = operation({
       select r ->> 'id' as id, r ->> 'eventId' as event_id, r ->> 'userId' as user_id, r ->> 'status' as status,
         (r ->> 'ticketVersion')::integer as ticket_version
       from checkin.reissue_ticket(${eventId}, ${reservationId}) r`);
-    return ticketFor(config, row, reservationId);
+    return ok(await ticketFor(config, row, reservationId));
   },
 });
 
@@ -317,6 +344,27 @@ export const scan = operation({
     return ok(new JsonText(row!.scan!));
   },
 });
+
+/**
+ * A check-in by reservation id from a person's assistant, which has no camera or NFC reader: the
+ * `manual` method only, so no QR token or bracelet UID pasted into a conversation (or planted in an
+ * event's description) ever admits anyone. Its scans are recorded under the assistant's grant as
+ * the device, so its nonces never meet another device's; without a nonce, each call is a new scan.
+ */
+export const checkInByReservation = operation({
+  name: "checkin.scan.by_reservation",
+  scopes: CHECKIN_WRITE,
+  ownTransactions: true,
+  run: (context, { eventId, reservationId, direction, nonce }: ReservationRef & { direction: "entry" | "exit"; nonce?: string }) =>
+    scan.run(context, {
+      eventId,
+      scan: { method: "manual", reservationId, direction, nonce: nonce ?? randomUUID(), deviceId: assistantDeviceOf(context.principal) },
+    }),
+});
+
+function assistantDeviceOf(principal: Principal): string {
+  return principal.kind === "oauth" ? `assistant-${principal.grantId}` : "assistant";
+}
 
 /**
  * Scans a device made offline, uploaded at once. QR tokens and SUN messages are verified here; one

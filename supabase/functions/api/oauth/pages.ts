@@ -10,10 +10,14 @@ const SCOPE_DESCRIPTIONS: Record<string, string> = {
   "venues:read": "Look up venues",
   "checkout:read": "See checkout sessions",
   "sponsorship:read": "See your sponsorship balances and usage",
+  "reservations:read": "See your reservations and show your tickets",
+  "checkin:read": "See the attendees and check-in counts of events you host or check people in at",
   "events:write": "Create, change and delete your events",
   "hubs:write": "Create, change and delete your hubs",
   "wallet:link": "Link wallets to your account",
   "sponsorship:write": "Change sponsorship settings and spend sponsored gas",
+  "reservations:write": "Reserve and cancel spots at events",
+  "checkin:write": "Approve or decline attendees, check people in and bind bracelets at events you host or check people in at",
 };
 
 export function escapeHtml(text: string): string {

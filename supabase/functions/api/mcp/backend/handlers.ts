@@ -17,7 +17,7 @@ const SERVER_INFO = {
   name: "eventhub-backend",
   version: "3.0.0",
   instructions: "Tools for trusted backends, authenticated by your API key (x-api-key) with its permissions: events, hubs, " +
-    "venues, NFT collections, checkout sessions and transaction primitives; list_operations and call_api reach every v3 " +
+    "venues, reservations and check-in, NFT collections, checkout sessions and transaction primitives; list_operations and call_api reach every v3 " +
     "operation. Each tool answers what the REST API answers; errors carry the REST error code. Never expose this endpoint " +
     "or the key to browsers or public assistants.",
 };

@@ -13,7 +13,13 @@ import * as sessions from "../../../_shared/checkout/operations.ts";
 import * as payments from "../../../_shared/checkout/payments.ts";
 import * as sponsorship from "../../../_shared/sponsorship/operations.ts";
 import * as rawApi from "./raw-api.ts";
-import { pageSchema } from "../../../_shared/http/listing.ts";
+import { listQuerySchema, pageSchema } from "../../../_shared/http/listing.ts";
+import * as checkin from "../../../_shared/checkin/operations.ts";
+import {
+  AccessSchema, AddStaffSchema, BindBraceletSchema, BraceletSchema, CheckInSettingsSchema, CountsSchema, ManifestSchema,
+  OfflineBatchResultSchema, OfflineBatchSchema, ReservationListQuery, ReservationSchema, SaveCheckInSettingsSchema, ScanRequestSchema,
+  ScanSchema, StaffSchema, TicketSchema,
+} from "../../../_shared/checkin/schemas.ts";
 import { ObjectId } from "../../../_shared/http/openapi.ts";
 import { ProfileSchema } from "../../../_shared/identity/schemas.ts";
 import { CreateEventSchema, EventSchema, UpdateEventSchema } from "../../../_shared/events/schemas.ts";
@@ -33,10 +39,10 @@ import {
 } from "../../../_shared/sponsorship/schemas.ts";
 
 export const READ: ToolAnnotations = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
-const ADD: ToolAnnotations = { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false };
+export const ADD: ToolAnnotations = { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false };
 const REPLACE: ToolAnnotations = { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false };
 const DELETE: ToolAnnotations = { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false };
-const onChain = (annotations: ToolAnnotations): ToolAnnotations => ({ ...annotations, openWorldHint: true });
+export const onChain = (annotations: ToolAnnotations): ToolAnnotations => ({ ...annotations, openWorldHint: true });
 
 
 const clientSecret = z.string().min(1).max(200).describe("The checkout's client secret (clientSecret of create_checkout_session)");
@@ -261,6 +267,156 @@ const transactions = {
   }),
 };
 
+// ---- Reservations and check-in ---------------------------------------------------------------
+// Destructive: takes away what a repeat call does not give back (a seat, an admission, a ticket
+// version, a bracelet's binding, a checker's role). A repeated call answers the state the first one
+// left (idempotent), except reissue_ticket (a new version each time) and remove_check_in_staff (404).
+
+const eventArgs = z.object({ eventId: ObjectId }).strict();
+export const reservationArgs = eventArgs.extend({ reservationId: ObjectId });
+const braceletArgs = eventArgs.extend({ braceletId: ObjectId });
+/** Adds; repeating it adds nothing more. */
+const ADD_ONCE: ToolAnnotations = { ...ADD, idempotentHint: true };
+
+const reservations = {
+  reserve_spot: define({
+    name: "reserve_spot", operation: checkin.reserve, title: "Reserve a spot at an event",
+    description: "Reserves a spot for you (POST /api/v3/events/{eventId}/reservations): approved, pending (the host approves) or " +
+      "waitlisted; reserving again answers your active reservation. An event with NFT `register` rules reads your linked " +
+      "wallets first (403 access_denied without the NFT).",
+    input: eventArgs, output: ReservationSchema, annotations: onChain(ADD_ONCE),
+  }),
+  cancel_reservation: define({
+    name: "cancel_reservation", operation: checkin.cancelReservation, title: "Cancel your reservation",
+    description: "Cancels your reservation at an event (POST .../reservations/{reservationId}/cancel); its seat goes to the " +
+      "waitlist and its ticket stops admitting.",
+    input: reservationArgs, output: ReservationSchema, annotations: DELETE,
+  }),
+  list_my_reservations: define({
+    name: "list_my_reservations", operation: checkin.listMyReservations, title: "Your reservations",
+    description: "Every reservation you made, a page at a time (GET /api/v3/me/reservations); filter by status.",
+    input: ReservationListQuery, output: pageSchema(ReservationSchema, "ReservationPage"), annotations: READ,
+  }),
+  get_reservation: define({
+    name: "get_reservation", operation: checkin.getReservation, title: "Read a reservation",
+    description: "One reservation: yours, or any of an event you host or check people in at (GET .../reservations/{reservationId}).",
+    input: reservationArgs, output: ReservationSchema, annotations: READ,
+  }),
+  get_my_ticket: define({
+    name: "get_my_ticket", operation: checkin.getTicket, title: "Your ticket's QR token",
+    description: "The signed token your QR code carries, for your approved reservation (GET .../reservations/{reservationId}/ticket). " +
+      "Whoever holds it can show it at the door: hand it only to the person.",
+    input: reservationArgs, output: TicketSchema, annotations: READ,
+  }),
+  reissue_ticket: define({
+    name: "reissue_ticket", operation: checkin.reissueTicket, title: "Re-issue your ticket",
+    description: "A new ticket version (POST .../ticket/reissue): QR codes of earlier versions scan as revoked (a lost phone, a shared screenshot).",
+    input: reservationArgs, output: TicketSchema, annotations: { ...DELETE, idempotentHint: false },
+  }),
+  get_event_access: define({
+    name: "get_event_access", operation: checkin.getAccess, title: "What your wallets grant at an event",
+    description: "Reads the event's NFT access rules from their chains over your linked wallets (GET /api/v3/events/{eventId}/access): " +
+      "whether you may see it, register and check in, with the reads as evidence.",
+    input: eventArgs, output: AccessSchema, annotations: onChain(READ),
+  }),
+  list_event_reservations: define({
+    name: "list_event_reservations", operation: checkin.listEventReservations, title: "An event's attendees",
+    description: "The reservations of an event you host or check people in at, a page at a time (GET /api/v3/events/{eventId}/reservations): " +
+      "filter by status, search names and e-mails.",
+    input: listQuerySchema({ eventId: ObjectId, status: ReservationListQuery.shape.status }),
+    toInput: ({ eventId, ...query }) => ({ eventId, query }),
+    output: pageSchema(ReservationSchema, "ReservationPage"), annotations: READ,
+  }),
+  approve_reservation: define({
+    name: "approve_reservation", operation: checkin.approveReservation, title: "Approve a reservation",
+    description: "Approves a pending or waitlisted reservation of your event when a seat is free (POST .../approve); the person gets a ticket.",
+    input: reservationArgs, output: ReservationSchema, annotations: ADD_ONCE,
+  }),
+  decline_reservation: define({
+    name: "decline_reservation", operation: checkin.declineReservation, title: "Decline a reservation",
+    description: "Declines a reservation of your event (POST .../decline): its ticket is revoked and a seat it held goes to the waitlist.",
+    input: reservationArgs, output: ReservationSchema, annotations: DELETE,
+  }),
+};
+
+const door = {
+  check_in: define({
+    name: "check_in", operation: checkin.scan, title: "Scan at the door",
+    description: "Records one scan at an event you host or check people in at (POST /api/v3/events/{eventId}/check-ins): a QR " +
+      "ticket, a bracelet, or a reservation id (method manual), entry or exit. `result` says admitted or why not. The same " +
+      "deviceId and nonce is recorded once and answers its first outcome. NFT `checkIn` rules read the attendee's wallets now.",
+    input: ScanRequestSchema.extend({ eventId: ObjectId }),
+    toInput: ({ eventId, ...scan }) => ({ eventId, scan }),
+    output: ScanSchema, annotations: onChain(ADD_ONCE),
+  }),
+  record_offline_scans: define({
+    name: "record_offline_scans", operation: checkin.recordOfflineScans, title: "Upload offline scans",
+    description: "Records scans a device made offline, up to 10,000, decided in the order they were made (POST .../check-ins/offline). " +
+      "Uploading a batch again changes nothing.",
+    input: OfflineBatchSchema.extend({ eventId: ObjectId }),
+    toInput: ({ eventId, ...batch }) => ({ eventId, batch }),
+    output: OfflineBatchResultSchema, annotations: ADD_ONCE,
+  }),
+  undo_check_in: define({
+    name: "undo_check_in", operation: checkin.undoScan, title: "Undo an admission or an exit",
+    description: "Undoes a recorded admission or exit (POST .../check-ins/{scanId}/undo): the person's presence goes back.",
+    input: eventArgs.extend({ scanId: ObjectId }), output: ScanSchema, annotations: DELETE,
+  }),
+  get_check_in_counts: define({
+    name: "get_check_in_counts", operation: checkin.counts, title: "Live check-in counts",
+    description: "Approved, pending and waitlisted reservations, how many checked in and who is inside now (GET .../check-in/counts).",
+    input: eventArgs, output: CountsSchema, annotations: READ,
+  }),
+  get_check_in_manifest: define({
+    name: "get_check_in_manifest", operation: checkin.manifest, title: "An offline scanner's manifest",
+    description: "The public ticket keys and every approved ticket's version, name, presence and bracelets (GET .../check-in/manifest).",
+    input: eventArgs, output: ManifestSchema, annotations: READ,
+  }),
+  get_check_in_settings: define({
+    name: "get_check_in_settings", operation: checkin.getSettings, title: "An event's reservation settings",
+    description: "Capacity, approval, waitlist and registration window (GET .../check-in/settings).",
+    input: eventArgs, output: CheckInSettingsSchema, annotations: READ,
+  }),
+  save_check_in_settings: define({
+    name: "save_check_in_settings", operation: checkin.saveSettings, title: "Change an event's reservation settings",
+    description: "Changes the settings given in `settings` of your event (PUT .../check-in/settings); null clears capacity or a " +
+      "window bound. A larger capacity approves waitlisted reservations at once.",
+    input: eventArgs.extend({ settings: SaveCheckInSettingsSchema }), output: CheckInSettingsSchema, annotations: REPLACE,
+  }),
+  list_check_in_staff: define({
+    name: "list_check_in_staff", operation: checkin.listStaff, title: "An event's check-in staff",
+    description: "The people who check others in at your event (GET /api/v3/events/{eventId}/staff).",
+    input: eventArgs, output: z.object({ items: z.array(StaffSchema) }), annotations: READ,
+  }),
+  add_check_in_staff: define({
+    name: "add_check_in_staff", operation: checkin.addStaff, title: "Add a checker",
+    description: "Lets a person check others in at your event, by `person.userId` or the e-mail of their account (POST .../staff).",
+    input: eventArgs.extend({ person: AddStaffSchema }), output: StaffSchema, annotations: ADD_ONCE,
+  }),
+  remove_check_in_staff: define({
+    name: "remove_check_in_staff", operation: checkin.removeStaff, title: "Remove a checker",
+    description: "Takes a checker off your event (DELETE /api/v3/events/{eventId}/staff/{userId}).",
+    input: eventArgs.extend({ userId: ObjectId }), output: Deleted, annotations: { ...DELETE, idempotentHint: false },
+  }),
+  bind_bracelet: define({
+    name: "bind_bracelet", operation: checkin.bindBracelet, title: "Bind an NFC bracelet",
+    description: "Binds a bracelet's UID to an approved reservation (POST /api/v3/events/{eventId}/bracelets); binding the same pair again answers it.",
+    input: BindBraceletSchema.extend({ eventId: ObjectId }),
+    toInput: ({ eventId, ...bracelet }) => ({ eventId, bracelet }),
+    output: BraceletSchema, annotations: ADD_ONCE,
+  }),
+  unbind_bracelet: define({
+    name: "unbind_bracelet", operation: checkin.unbindBracelet, title: "Unbind a bracelet",
+    description: "Releases a returned bracelet (POST .../bracelets/{braceletId}/unbind): it scans as unknown and can be bound again.",
+    input: braceletArgs, output: BraceletSchema, annotations: DELETE,
+  }),
+  mark_bracelet_lost: define({
+    name: "mark_bracelet_lost", operation: checkin.markBraceletLost, title: "Mark a bracelet lost",
+    description: "A lost bracelet scans as revoked from now on (POST .../bracelets/{braceletId}/lost); bind a new one to the reservation.",
+    input: braceletArgs, output: BraceletSchema, annotations: DELETE,
+  }),
+};
+
 /** Every tool of /mcp/backend, by name. */
-export const backendTools = { ...operations, ...community, ...checkout, ...transactions };
+export const backendTools = { ...operations, ...community, ...checkout, ...transactions, ...reservations, ...door };
 export type BackendTools = typeof backendTools;

@@ -20,9 +20,11 @@ const SERVER_INFO = {
   name: "eventhub-public",
   version: "3.0.0",
   instructions: "Tools for assistants acting for a person who signed in with their e-mail and chose what to allow: events, " +
-    "hubs and venues they may see, their checkouts, sponsor wallets and wallets. Linking a wallet or changing sponsorship settings " +
+    "hubs and venues they may see, their checkouts, sponsor wallets and wallets, their reservations, and the door of events " +
+    "they host or check people in at. Linking a wallet or changing sponsorship settings " +
     "is never done by a tool: request_* tools return a single-use link the person approves with their wallet in a browser " +
-    "(poll get_confirmation_status). Which tools are listed depends on the scopes they granted; a tool outside them answers " +
+    "(poll get_confirmation_status). A ticket is shown as a link (show_my_ticket) for the person to open at the door. " +
+    "Which tools are listed depends on the scopes they granted; a tool outside them answers " +
     "HTTP 403 insufficient_scope naming the scopes to ask for.",
 };
 

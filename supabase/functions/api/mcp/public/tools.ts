@@ -6,12 +6,17 @@
 // Nothing here moves money, signs or links a wallet or changes sponsorship settings: those tools
 // (request_*) create a confirmation link (api/confirmations) that the person approves with their
 // wallet in a browser, and get_confirmation_status polls it.
+//
+// A ticket leaves only as a link to the ticket page (show_my_ticket), which draws the QR code in
+// the person's browser. At the door an assistant checks people in by reservation id alone: it has
+// no camera or NFC reader, and a QR token or bracelet UID that reached it in text may have been
+// put there by anyone, an event's description included.
 import { z } from "zod";
 import { define, type ToolAnnotations, type ToolDefinition } from "../../../_shared/mcp/tools.ts";
 import { scopesAllow } from "../../../_shared/operations/operation.ts";
 import { pageSchema } from "../../../_shared/http/listing.ts";
 import { ObjectId } from "../../../_shared/http/openapi.ts";
-import { backendTools, Deleted, READ } from "../backend/tools.ts";
+import { ADD, backendTools, Deleted, onChain, READ, reservationArgs } from "../backend/tools.ts";
 import * as confirmations from "../../../_shared/confirmations/operations.ts";
 import * as sponsorship from "../../../_shared/sponsorship/operations.ts";
 import { CryptoAddressSchema } from "../../../_shared/identity/schemas.ts";
@@ -20,6 +25,8 @@ import * as identity from "../../../_shared/identity/operations.ts";
 import { HubSchema } from "../../../_shared/hubs/schemas.ts";
 import { DepositSchema, SaveSettingsSchema, SettingsSchema, SponsorListQuery, SponsorQuery, UsageSchema } from "../../../_shared/sponsorship/schemas.ts";
 import { CONFIRMATION_STATUSES, DepositAction, WalletLinkAction } from "../../../_shared/confirmations/actions.ts";
+import * as checkin from "../../../_shared/checkin/operations.ts";
+import { ScanDirection, ScanRequestSchema, ScanSchema } from "../../../_shared/checkin/schemas.ts";
 
 /** Creates a confirmation link only: nothing changes until the person approves it in their browser. */
 const ASKS: ToolAnnotations = { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false };
@@ -37,6 +44,12 @@ export const ConfirmationSchema = z.object({
   expiresAt: z.string(),
   createdAt: z.string(),
   decidedAt: z.string().nullable(),
+});
+const TicketLinkSchema = z.object({
+  url: z.string().describe("The ticket page; its #fragment is the ticket, which the page draws as a QR code"),
+  reservationId: ObjectId,
+  ticketVersion: z.number().int(),
+  expiresNote: z.string(),
 });
 const CreatedConfirmationSchema = ConfirmationSchema.extend({
   url: z.string().describe("The single-use link to give the person (its secret is in the #fragment)"),
@@ -94,6 +107,20 @@ const publicOnly = {
       "and records (POST /api/v3/sponsorship/deposits/record) as them. Give them `url`; poll get_confirmation_status.",
     input: DepositAction, output: CreatedConfirmationSchema, annotations: { ...ASKS, openWorldHint: true },
   }),
+  show_my_ticket: define({
+    name: "show_my_ticket", operation: checkin.getTicketLink, title: "Show your ticket",
+    description: "A link to a page that shows your ticket's QR code for your approved reservation, to open on the phone you " +
+      "bring to the door. Give the person `url` exactly as it is: the part after # is the ticket, and nobody else should get it.",
+    input: reservationArgs, output: TicketLinkSchema, annotations: READ,
+  }),
+  check_in_by_reservation: define({
+    name: "check_in_by_reservation", operation: checkin.checkInByReservation, title: "Check someone in by reservation",
+    description: "Checks a person in (or out, direction exit) at an event you host or check people in at, by their reservation " +
+      "id from list_event_reservations (POST /api/v3/events/{eventId}/check-ins, method manual). `result` says admitted or why " +
+      "not. Send the same `nonce` when you retry a call. QR codes and bracelets are scanned by the door's devices, not here.",
+    input: reservationArgs.extend({ direction: ScanDirection.default("entry"), nonce: ScanRequestSchema.shape.nonce.optional() }),
+    output: ScanSchema, annotations: onChain(ADD),
+  }),
   get_confirmation_status: define({
     name: "get_confirmation_status", operation: confirmations.getConfirmationStatus, title: "Status of a confirmation link",
     description: "pending, approving, approved, refused, failed or expired, with the outcome once decided. Only links this client made for you. " +
@@ -103,7 +130,9 @@ const publicOnly = {
 };
 
 const { list_events, get_event, create_event, update_event, delete_event, list_hubs, get_hub, create_hub, update_hub, delete_hub,
-  search_venues, list_nft_collections, get_nft_collection, get_checkout_session, list_checkout_webhook_deliveries, get_sponsorship_balance } = backendTools;
+  search_venues, list_nft_collections, get_nft_collection, get_checkout_session, list_checkout_webhook_deliveries, get_sponsorship_balance,
+  reserve_spot, cancel_reservation, list_my_reservations, get_reservation, get_event_access,
+  list_event_reservations, approve_reservation, decline_reservation, undo_check_in, bind_bracelet, get_check_in_counts } = backendTools;
 
 /** In the order tools/list shows them: the backend's definitions a person's assistant needs, and its own. */
 export const publicTools = {
@@ -114,6 +143,9 @@ export const publicTools = {
   get_sponsorship_settings: publicOnly.get_sponsorship_settings, list_my_wallets: publicOnly.list_my_wallets,
   request_wallet_link: publicOnly.request_wallet_link, request_sponsorship_settings_change: publicOnly.request_sponsorship_settings_change,
   request_sponsored_deposit: publicOnly.request_sponsored_deposit, get_confirmation_status: publicOnly.get_confirmation_status,
+  reserve_spot, cancel_reservation, list_my_reservations, get_reservation, show_my_ticket: publicOnly.show_my_ticket, get_event_access,
+  list_event_reservations, approve_reservation, decline_reservation, check_in_by_reservation: publicOnly.check_in_by_reservation,
+  undo_check_in, bind_bracelet, get_check_in_counts,
 };
 export type PublicTools = typeof publicTools;
 export type PublicToolName = keyof PublicTools;
