@@ -1,5 +1,6 @@
 -- Gasless relays (20261123001200_relays.sql): deny by default. No relays function is executable
--- by PUBLIC or anon; authenticated executes exactly reserve, collection_for_mint and status;
+-- by PUBLIC or anon (hold_for, the hold behind reserve and the door's, by nobody); authenticated
+-- executes exactly reserve, collection_for_mint and status;
 -- service_jobs exactly the relayer's functions (pending_relay, the one-relay read, among them);
 -- every one is security definer with an empty search_path; nobody holds a privilege on the relays
 -- tables, and RLS is on for each of them.

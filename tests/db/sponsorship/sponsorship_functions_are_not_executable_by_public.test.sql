@@ -1,7 +1,7 @@
 -- Deny by default: no sponsorship function (nor the rate limiter) is executable by PUBLIC; users
 -- (authenticated) execute exactly the API's functions and the two ownership tests the policies
--- call; the internals that move money (lock_sponsor, release_expired_of) are nobody's; anon and
--- the login role execute none of them.
+-- call; the internals that move money (lock_sponsor, release_expired_of, hold_for) and the actor
+-- rule on its own (requester_for_actor) are nobody's; anon and the login role execute none of them.
 begin;
 select plan(7);
 
@@ -50,11 +50,13 @@ select is_empty(
     select f::regprocedure::text
     from unnest(array['sponsorship.lock_sponsor'::regproc, 'sponsorship.release_expired_of'::regproc,
                       'sponsorship.lock_own_reservation'::regproc, 'sponsorship.require_owned_wallet'::regproc,
-                      'sponsorship.mismatched_field'::regproc, 'sponsorship.refuse_ledger_change'::regproc]) f
+                      'sponsorship.mismatched_field'::regproc, 'sponsorship.refuse_ledger_change'::regproc,
+                      'sponsorship.hold_for'::regproc, 'sponsorship.requester_for_actor'::regproc]) f
     where has_function_privilege('anon', f, 'execute') or has_function_privilege('authenticated', f, 'execute')
       or has_function_privilege('service_jobs', f, 'execute') or has_function_privilege('service_role', f, 'execute')
   $$,
-  'the internals (lock_sponsor, release_expired_of, lock_own_reservation, require_owned_wallet, mismatched_field, the ledger trigger) are nobody''s'
+  'the internals (lock_sponsor, release_expired_of, lock_own_reservation, require_owned_wallet, mismatched_field, the ledger trigger, '
+    || 'hold_for, requester_for_actor) are nobody''s'
 );
 
 select is_empty(

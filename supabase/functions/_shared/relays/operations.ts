@@ -1,21 +1,23 @@
 // What can be done with gasless relays, for every surface. The caller's part runs as the caller
-// (relays.reserve: the sponsorship check and hold, under the sponsor's row lock); the relayer's part
-// as service_jobs (relayer.ts: nonce, signature and record committed in one transaction, then
-// broadcast). Nothing is signed before the call was simulated and the hold taken. Every operation
-// commits on its own: a signed transaction is never left inside a caller's transaction.
+// (the hold: relays.reserve, or the door's checkin.hold_attendance_mint: the sponsorship rules and
+// hold, under the sponsor's row lock); the relayer's part as service_jobs (relayer.ts: nonce,
+// signature and record committed in one transaction, then broadcast). Nothing is signed before the
+// call was simulated and the hold taken. Every operation commits on its own: a signed transaction is
+// never left inside a caller's transaction.
 import type { z } from "@hono/zod-openapi";
 import { type Address, encodeFunctionData, getAddress, type Hex, keccak256, toHex } from "viem";
 import { checkoutCollectionAbi } from "../collections/contract.ts";
 import { publicClientFor } from "../chain/clients.ts";
 import type { Config } from "../config.ts";
+import type { Scoped, Tx } from "../db/database.ts";
 import { ApiError } from "../http/errors.ts";
 import { ok, type OperationContext, operation } from "../operations/operation.ts";
 import { HOLD_FACTOR, planRelay, relayerSignerFor, relayOnce, type RelaySubmission, submitRelay } from "./relayer.ts";
-import type { CollectionGaslessSchema, RelayAcceptedSchema, RelaySchema, VenueGaslessSchema } from "./schemas.ts";
+import type { CollectionGaslessSchema, RelayAcceptedSchema, RelayKind, RelaySchema, VenueGaslessSchema } from "./schemas.ts";
 
 const lower = (value: string) => value.toLowerCase();
 
-function signerOrRefuse(config: Config) {
+export function signerOrRefuse(config: Config) {
   const signer = relayerSignerFor(config);
   if (!signer) throw new ApiError(503, "relayer_not_configured", "Gasless relays are not configured on this service.");
   return signer;
@@ -31,29 +33,79 @@ const toAccepted = (submission: RelaySubmission, reservationId: string, chainId:
   relayerAddress: relayer,
 });
 
-/** Simulate, hold, sign, record, broadcast: the path both relays share. */
-async function relay(
+/** A relay's call, and what it is for. */
+export interface RelayCall {
+  chainId: number;
+  to: Address;
+  data: Hex;
+  kind: RelayKind;
+  collectionId: string | null;
+  maxCostWei?: string;
+}
+
+/**
+ * Takes the sponsor's hold of `maxCost` wei for `call` as the caller, or refuses (nothing held):
+ * the reservation's id. Who may spend the sponsor's money is the hold's rule.
+ */
+export type RelayHold = (call: RelayCall, maxCost: bigint) => Promise<string>;
+
+/** The hold of a relay the caller vouches for: the sponsor's owner, or the actor's own linked address (relays.reserve). */
+const holdForActor = ({ db, config }: OperationContext, sponsor: string, actor: string): RelayHold => async (call, maxCost) => {
+  const [reserved] = await db.statement((tx) => tx<{ reservation_id: string }[]>`
+    select reservation_id from relays.reserve(${call.chainId}, ${lower(sponsor)}, ${call.kind}::sponsorship.operation_type,
+      ${lower(call.to)}, ${lower(call.data)}, ${lower(actor)}, ${maxCost.toString()}::numeric,
+      ${config.SPONSORSHIP_RATE_LIMITS.check}::integer)`);
+  return reserved!.reservation_id;
+};
+
+/**
+ * Simulate, hold, sign, record, broadcast: the path every relay shares. `recordAlso` runs in the
+ * transaction that records the signed relay (its id given): if it throws, nothing is recorded nor
+ * broadcast.
+ */
+export async function relay(
   { db, database, config }: OperationContext,
-  input: { chainId: number; sponsor: string; actor: string; to: Address; data: Hex; maxCostWei?: string; kind: "venue_gasless" | "nft_mint"; collectionId: string | null },
+  call: RelayCall,
+  hold: RelayHold,
+  recordAlso?: (tx: Tx, relayId: string) => Promise<unknown>,
 ) {
   const signer = signerOrRefuse(config);
-  const client = publicClientFor(config, input.chainId); // 400 chain_not_supported
-  if (lower(input.to) === lower(signer.address)) throw new ApiError(400, "target_not_allowed", "The relayer does not call itself.");
-  const plan = await planRelay(client, signer.address, input.to, input.data);
-  const hold = input.maxCostWei !== undefined ? BigInt(input.maxCostWei) : plan.worstCase * HOLD_FACTOR;
-  if (hold < plan.worstCase) {
+  const client = publicClientFor(config, call.chainId); // 400 chain_not_supported
+  if (lower(call.to) === lower(signer.address)) throw new ApiError(400, "target_not_allowed", "The relayer does not call itself.");
+  const plan = await planRelay(client, signer.address, call.to, call.data);
+  const maxCost = call.maxCostWei !== undefined ? BigInt(call.maxCostWei) : plan.worstCase * HOLD_FACTOR;
+  if (maxCost < plan.worstCase) {
     throw new ApiError(409, "max_cost_too_low", `The relay may cost up to ${plan.worstCase} wei (gas limit × max fee per gas); maxCostWei is lower.`,
       { requiredWei: plan.worstCase.toString() });
   }
-  const [reserved] = await db.statement((tx) => tx<{ reservation_id: string }[]>`
-    select reservation_id from relays.reserve(${input.chainId}, ${lower(input.sponsor)}, ${input.kind}::sponsorship.operation_type,
-      ${lower(input.to)}, ${lower(input.data)}, ${lower(input.actor)}, ${hold.toString()}::numeric,
-      ${config.SPONSORSHIP_RATE_LIMITS.check}::integer)`);
-  const submission = await submitRelay({ config, db: database }, signer, {
-    chainId: input.chainId, kind: input.kind, collectionId: input.collectionId, reservationId: reserved!.reservation_id,
-    to: input.to, data: input.data, plan,
-  });
-  return ok(toAccepted(submission, reserved!.reservation_id, input.chainId, signer.address), 202);
+  const reservationId = await hold(call, maxCost);
+  let submission: RelaySubmission;
+  try {
+    submission = await submitRelay({ config, db: database }, signer, {
+      chainId: call.chainId, kind: call.kind, collectionId: call.collectionId, reservationId, to: call.to, data: call.data, plan, recordAlso,
+    });
+  } catch (error) {
+    await releaseUnrecorded(db, reservationId, call);
+    throw error;
+  }
+  return ok(toAccepted(submission, reservationId, call.chainId, signer.address), 202);
+}
+
+/**
+ * Releases the hold of a relay that was not recorded (refused, or failed before its record
+ * committed): nothing will ever be charged to it. sponsorship.cancel refuses a recorded one (the
+ * relayer approved it), which is kept; should the release fail, the hold expires on its own.
+ */
+async function releaseUnrecorded(db: Scoped, reservationId: string, call: RelayCall): Promise<void> {
+  await db.statement((tx) => tx`select released from sponsorship.cancel(${reservationId}, 'relayer', ${lower(call.to)}, ${lower(call.data)}, 0)`)
+    .catch(() => {});
+}
+
+/** A registered collection's pricing, refused unless a relay can mint it: static, native, at 0. */
+export function refuseUnlessFreeMint(collection: { pricing: string; mint_price: string | null; payment_token: string | null }): void {
+  if (collection.pricing !== "static" || collection.payment_token !== null || collection.mint_price !== "0") {
+    throw new ApiError(409, "mint_not_free", "Only collections with a static native price of 0 can be minted gasless: the sponsor pays gas, never a price.");
+  }
 }
 
 export const relayVenueCall = operation({
@@ -61,9 +113,9 @@ export const relayVenueCall = operation({
   ownTransactions: true,
   run(context, body: z.output<typeof VenueGaslessSchema>) {
     return relay(context, {
-      chainId: body.chainId, sponsor: body.walletAddress, actor: body.actorAddress, to: getAddress(body.targetAddress),
-      data: lower(body.callData) as Hex, maxCostWei: body.maxCostWei, kind: "venue_gasless", collectionId: null,
-    });
+      chainId: body.chainId, to: getAddress(body.targetAddress), data: lower(body.callData) as Hex, maxCostWei: body.maxCostWei,
+      kind: "venue_gasless", collectionId: null,
+    }, holdForActor(context, body.walletAddress, body.actorAddress));
   },
 });
 
@@ -76,28 +128,25 @@ export const relayCollectionMint = operation({
       chain_id: bigint; address: string; pricing: string; mint_price: string | null; payment_token: string | null;
     }[]>`select chain_id, address, pricing, mint_price::text, payment_token from relays.collection_for_mint(${collectionId})`);
     if (!collection) throw new ApiError(404, "collection_not_found", `Collection ${collectionId} not found.`);
-    if (collection.pricing !== "static" || collection.payment_token !== null || collection.mint_price !== "0") {
-      throw new ApiError(409, "mint_not_free", "Only collections with a static native price of 0 can be minted gasless: the sponsor pays gas, never a price.");
-    }
+    refuseUnlessFreeMint(collection);
     // A fresh reference per mint (the contract accepts each once). Its high bytes are never zero in
     // practice, so it never names a checkout (whose reference is a 12-byte id, right-aligned).
     const checkoutRef = keccak256(toHex(`gasless-mint:${collectionId}:${crypto.randomUUID()}`));
     const data = encodeFunctionData({ abi: checkoutCollectionAbi, functionName: "mint", args: [getAddress(mint.to), checkoutRef] });
     return relay(context, {
-      chainId: Number(collection.chain_id), sponsor: mint.sponsorWalletAddress, actor: mint.to, to: getAddress(collection.address),
-      data, maxCostWei: mint.maxCostWei, kind: "nft_mint", collectionId,
-    });
+      chainId: Number(collection.chain_id), to: getAddress(collection.address), data, maxCostWei: mint.maxCostWei, kind: "nft_mint", collectionId,
+    }, holdForActor(context, mint.sponsorWalletAddress, mint.to));
   },
 });
 
 interface RelayRow {
-  id: string; kind: "venue_gasless" | "nft_mint"; collection_id: string | null; reservation_id: string; chain_id: bigint;
+  id: string; kind: RelayKind; collection_id: string | null; reservation_id: string; chain_id: bigint;
   relayer: string; nonce: bigint; status: "signed" | "sent" | "mined" | "failed"; tx_hash: string; attempts: number;
   reverted: boolean | null; cost: string | null; usage_id: bigint | null; failure_reason: string | null; created_at: Date; updated_at: Date;
 }
 
-/** A relay of the caller's (a venue relay, or a mint of `collectionId`), settled first if its receipt is there. */
-async function readRelay({ db, database, config }: OperationContext, relayId: string, collectionId: string | null) {
+/** A relay the caller may read (a venue relay, or a mint of `collectionId`), settled first if its receipt is there. */
+export async function readRelay({ db, database, config }: OperationContext, relayId: string, collectionId: string | null) {
   const read = () => db.statement((tx) => tx<RelayRow[]>`
     select id, kind, collection_id, reservation_id, chain_id, relayer, nonce, status, tx_hash, attempts, reverted, cost::text,
            usage_id, failure_reason, created_at, updated_at

@@ -45,6 +45,7 @@ import { serviceJobs } from "../db/service-jobs.ts";
 import type { AppServices } from "../http/context.ts";
 import { ApiError } from "../http/errors.ts";
 import { gasCost } from "../sponsorship/chain-verification.ts";
+import type { RelayKind } from "./schemas.ts";
 
 /** What the relayer needs of a key: its address and an EIP-1559 transaction signature. */
 export interface RelayerSigner {
@@ -190,13 +191,17 @@ export interface RelaySubmission {
 }
 
 /**
- * Signs the reserved call with the relayer's next nonce, records it, then broadcasts it. The
- * reservation (relays.reserve) must be the caller's hold for exactly `to`, `data`.
+ * Signs the reserved call with the relayer's next nonce, records it (and `recordAlso`, in the same
+ * transaction), then broadcasts it. The reservation must be the caller's relay hold for exactly
+ * `to`, `data`.
  */
 export async function submitRelay(
   services: AppServices,
   signer: RelayerSigner,
-  input: { chainId: number; kind: "venue_gasless" | "nft_mint"; collectionId: string | null; reservationId: string; to: Address; data: Hex; plan: RelayPlan },
+  input: {
+    chainId: number; kind: RelayKind; collectionId: string | null; reservationId: string; to: Address; data: Hex; plan: RelayPlan;
+    recordAlso?: (tx: Tx, relayId: string) => Promise<unknown>;
+  },
 ): Promise<RelaySubmission> {
   const { db, config } = services;
   const client = publicClientFor(config, input.chainId);
@@ -221,6 +226,7 @@ export async function submitRelay(
       select relays.record_signed(${input.reservationId}, ${input.chainId}, ${relayer}, ${nonce.toString()}::bigint, ${input.kind},
         ${input.collectionId}, ${lower(input.to)}, ${lower(input.data)}, ${input.plan.gas.toString()}::numeric, ${txHash}, ${lower(raw)},
         ${input.plan.maxFeePerGas.toString()}::numeric, ${input.plan.maxPriorityFeePerGas.toString()}::numeric) as id`;
+    await input.recordAlso?.(tx, row!.id);
     return { relayId: row!.id, txHash, raw, nonce };
   });
   const sent = await broadcast(services, recorded.relayId, recorded.txHash, recorded.raw, input.chainId);

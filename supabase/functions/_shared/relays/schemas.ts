@@ -1,6 +1,6 @@
 // Gasless relays' shapes (SPEC 4.5): the service's relayer wallet sends an allowed call for the
-// caller, paid from a sponsor's balance. The spec shows no bodies: these are our choice, documented
-// in the OpenAPI description.
+// caller (a venue call, a free mint, a check-in's attendance mint), paid from a sponsor's balance.
+// The spec shows no bodies: these are our choice, documented in the OpenAPI description.
 import { z } from "@hono/zod-openapi";
 import { ChainId, EvmAddress, TokenAmount } from "../chain/schemas.ts";
 import { ObjectId } from "../http/openapi.ts";
@@ -28,6 +28,17 @@ export const CollectionGaslessSchema = z.object({
   maxCostWei: MaxCost,
 }).strict().openapi("CollectionGaslessMint");
 
+export const AttendanceMintSchema = z.object({
+  collectionId: ObjectId.openapi({ description: "A collection the event's owner registered, priced static, native, at 0" }),
+  sponsorWalletAddress: EvmAddress.openapi({ description: "The sponsor wallet that pays the gas, on the collection's chain: yours or the event owner's" }),
+  maxCostWei: MaxCost,
+}).strict().openapi("AttendanceMint");
+
+export const RelayKind = z.enum(["venue_gasless", "nft_mint", "check_in"]).openapi({
+  description: "What the relay is: a venue call, a gasless mint, or a check-in's attendance mint (paid as operation `check_in`)",
+});
+export type RelayKind = z.infer<typeof RelayKind>;
+
 export const RelayStatus = z.enum(["signed", "submitted", "mined", "failed"]).openapi({
   description: "signed: recorded, the broadcast is retried by the relayer; submitted: a node accepted it; mined: the receipt " +
     "is charged (see `reverted`); failed: its nonce went to another transaction, the hold is released and nothing charged",
@@ -45,8 +56,8 @@ export const RelayAcceptedSchema = z.object({
 
 export const RelaySchema = z.object({
   relayId: ObjectId,
-  kind: z.enum(["venue_gasless", "nft_mint"]),
-  collectionId: ObjectId.nullable(),
+  kind: RelayKind,
+  collectionId: ObjectId.nullable().openapi({ description: "The collection minted from (`nft_mint`, `check_in`); null for a venue relay" }),
   reservationId: ObjectId,
   chainId: ChainId,
   relayerAddress: z.string(),

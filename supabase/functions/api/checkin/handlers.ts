@@ -1,4 +1,5 @@
 // REST for reservations and the door: each route runs its operation (_shared/checkin/operations.ts) as the caller.
+import { mintAttendance } from "../../_shared/checkin/attendance-mint.ts";
 import * as checkin from "../../_shared/checkin/operations.ts";
 import { endpoint } from "../../_shared/http/endpoint.ts";
 import * as routes from "./routes.ts";
@@ -22,6 +23,7 @@ export const checkinEndpoints = [
   endpoint(routes.scan, checkin.scan, ({ param, json }) => ({ eventId: param.eventId, scan: json })),
   endpoint(routes.recordOfflineScans, checkin.recordOfflineScans, ({ param, json }) => ({ eventId: param.eventId, batch: json })),
   endpoint(routes.undoScan, checkin.undoScan, ({ param }) => param),
+  endpoint(routes.attendanceMint, mintAttendance, ({ param, json }) => ({ eventId: param.eventId, scanId: param.scanId, mint: json })),
   endpoint(routes.counts, checkin.counts, ({ param }) => param),
   endpoint(routes.manifest, checkin.manifest, ({ param }) => param),
   endpoint(routes.ticketKeys, checkin.ticketKeys, () => ({})),

@@ -1,5 +1,6 @@
 // Check-in's routes: reservations (the person's own), the host's settings, staff and decisions, the
-// door (scans online and offline, undo, counts, the offline manifest and ticket keys) and bracelets.
+// door (scans online and offline, undo, attendance mints, counts, the offline manifest and ticket
+// keys) and bracelets.
 // The shapes are _shared/checkin/schemas.ts. A server's API key, or the check-in app's session.
 import { createRoute, type RouteConfig, z } from "@hono/zod-openapi";
 import { requireApiKeyOrSession } from "../../_shared/auth/middleware.ts";
@@ -11,6 +12,9 @@ import {
 import { ErrorBodySchema, errorResponses } from "../../_shared/http/errors.ts";
 import { pageSchema } from "../../_shared/http/listing.ts";
 import { apiKeySecurity, jsonContent, ObjectId } from "../../_shared/http/openapi.ts";
+import { AttendanceMintSchema, RelayAcceptedSchema, RelaySchema } from "../../_shared/relays/schemas.ts";
+import { chainUnavailableResponse } from "../collections/routes.ts";
+import { relayFlow, wouldRevertResponse } from "../relays/routes.ts";
 
 const keyOrSession = [...apiKeySecurity, { SessionAuth: [] }];
 const RESERVATIONS = ["Reservations"];
@@ -225,6 +229,38 @@ export const undoScan = checkinRoute({
     `for a refusal. ${STAFF_ONLY}`,
   request: { params: eventParam.extend({ scanId: ObjectId }) },
   responses: { 200: { description: "The undone scan", ...jsonContent(ScanSchema) }, ...errorResponses(400, 401, 403, 404, 409) },
+});
+
+export const attendanceMint = checkinRoute({
+  method: "post", path: "/api/v3/events/{eventId}/check-ins/{scanId}/attendance-mint", tags: DOOR,
+  summary: "Mint the attendee's proof of attendance, gas paid by a sponsor",
+  description: "A sponsored check-in: one token of `collectionId` to the attendee of an admission, sent by the service's relayer " +
+    "and paid from a sponsor's balance through the sponsorship ledger as operation `check_in` (relay kind `check_in`). The scan " +
+    "must be this event's (404 `scan_not_found`), `admitted`, not undone, its reservation still approved (409 `scan_not_admitted`). " +
+    "The token goes to the attendee's first linked address on the collection's chain (409 `attendee_has_no_wallet` when they " +
+    "linked none), which is also the actor the sponsor's caps count and the usage is recorded against. The collection must be " +
+    "registered by the event's owner (409 `collection_not_event_owners`; 404 `collection_not_found`) and priced static, native, " +
+    "at 0 (409 `mint_not_free`); the relayer calls its `mint(to, checkoutRef)` with a reference made from the reservation and " +
+    "the collection, so the contract too mints it once.\n\n" +
+    "One attendance mint per reservation and collection: asking again, for any admission of the reservation and by anyone at " +
+    "the door, answers 200 with the relay asked for first, as the status read shows it (a `GaslessRelay`, which holds every " +
+    "field of the 202 answer). Only a mint whose relay failed (its nonce went to a transaction not the service's) is asked for anew.\n\n" +
+    "Who may spend the sponsor's money: the sponsor wallet must be linked by you or by the event's owner (403 " +
+    "`sponsor_not_event_owners`). The owner's checkers thus spend the owner's sponsor, only for the owner's event, for attendees " +
+    "the door admitted, once each: the owner made them staff of that door and enabled `check_in` on the wallet. Nobody spends " +
+    "a third party's sponsor, and someone outside the door nobody's. The sponsor must enable `check_in`; its allowedTargets, when " +
+    "not empty, must list the collection; its caps and balance apply.\n\n" +
+    relayFlow("403 `sponsor_not_event_owners`",
+      "`GET /api/v3/nft-collection/{collectionId}/gasless/{relayId}` (for whoever asked, the sponsor's owner, and the event's owner and staff)") +
+    ` ${STAFF_ONLY}`,
+  request: { params: eventParam.extend({ scanId: ObjectId }), body: { required: true, ...jsonContent(AttendanceMintSchema) } },
+  responses: {
+    202: { description: "Signed and broadcast (or queued for broadcast)", ...jsonContent(RelayAcceptedSchema) },
+    200: { description: "Asked for already: that relay, as its status read shows it", ...jsonContent(RelaySchema) },
+    ...errorResponses(400, 401, 403, 404, 409, 413, 415, 429, 503),
+    ...wouldRevertResponse,
+    ...chainUnavailableResponse,
+  },
 });
 
 export const counts = checkinRoute({
