@@ -1,14 +1,19 @@
 // What a fresh `npm start` configures besides the demo chain, so that no route answers
 // `*_not_configured` locally: the jobs function's and the sponsorship verifier's secrets (made up
-// for this start unless set, and printed, so they can be sent with curl), and a mailbox for the
-// sign-in codes of the public MCP endpoint (a local SMTP server that prints every mail).
+// for this start unless set, and printed, so they can be sent with curl), the keys of QR tickets and
+// NTAG 424 bracelets (made once and kept in .local/, so tickets and tags outlive a restart), and a
+// mailbox for the sign-in codes of the public MCP endpoint (a local SMTP server that prints every mail).
 import { randomBytes } from "node:crypto";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { generateTicketSigningKey } from "../../supabase/functions/_shared/checkin/ticket-token.ts";
+import { REPO_ROOT } from "./local-postgres.ts";
 import { type MailSink, readableMail, startMailSink } from "./mail-sink.ts";
 
 export const DEMO_MAIL_PORT = 54325;
 
 export interface LocalServices {
-  /** The gateway's settings: JOBS_SECRET, SPONSORSHIP_VERIFIER_SECRETS and SMTP_URL, each unless `env` sets it. */
+  /** The gateway's settings: JOBS_SECRET, SPONSORSHIP_VERIFIER_SECRETS, TICKET_SIGNING_KEYS, BRACELET_SUN_KEYS and SMTP_URL, each unless `env` sets it. */
   env: Record<string, string>;
   /** What `npm start` prints about them. */
   lines: string[];
@@ -18,6 +23,16 @@ export interface LocalServices {
 
 const madeUpSecret = () => randomBytes(24).toString("base64url"); // 32 characters
 
+/** The value kept in .local/<name>, made by `make` the first time. */
+async function keptLocally(name: string, make: () => Promise<string>): Promise<{ value: string; file: string }> {
+  const file = join(REPO_ROOT, ".local", name);
+  if (!existsSync(file)) {
+    mkdirSync(dirname(file), { recursive: true });
+    writeFileSync(file, await make(), { mode: 0o600 });
+  }
+  return { value: readFileSync(file, "utf8"), file };
+}
+
 export async function startLocalServices(
   env: Record<string, string | undefined>,
   options: { mailPort?: number; log?: (line: string) => void } = {},
@@ -25,6 +40,9 @@ export async function startLocalServices(
   const log = options.log ?? ((line: string) => console.log(line));
   const jobsSecret = env.JOBS_SECRET ?? madeUpSecret();
   const verifierSecret = env.SPONSORSHIP_VERIFIER_SECRETS ?? madeUpSecret();
+  const ticketKeys = env.TICKET_SIGNING_KEYS ? undefined : await keptLocally("ticket-signing-key.json", () => generateTicketSigningKey("local"));
+  const sunKeys = env.BRACELET_SUN_KEYS ? undefined : await keptLocally("bracelet-sun-keys.json", async () =>
+    JSON.stringify({ metaReadKey: randomBytes(16).toString("hex"), fileReadKey: randomBytes(16).toString("hex") }));
   let mailSink: MailSink | undefined;
   if (!env.SMTP_URL) {
     try {
@@ -38,11 +56,15 @@ export async function startLocalServices(
     env: {
       JOBS_SECRET: jobsSecret,
       SPONSORSHIP_VERIFIER_SECRETS: verifierSecret,
+      ...(ticketKeys ? { TICKET_SIGNING_KEYS: ticketKeys.value } : {}),
+      ...(sunKeys ? { BRACELET_SUN_KEYS: sunKeys.value } : {}),
       ...(smtpUrl ? { SMTP_URL: smtpUrl } : {}),
     },
     lines: [
       `  Jobs secret   ${env.JOBS_SECRET ? "(JOBS_SECRET)" : jobsSecret}  (x-jobs-secret of POST /functions/v1/jobs)`,
       `  Verifier      ${env.SPONSORSHIP_VERIFIER_SECRETS ? "(SPONSORSHIP_VERIFIER_SECRETS)" : verifierSecret}  (x-service-provider-verifier-secret)`,
+      `  Ticket keys   ${ticketKeys ? ticketKeys.file : "(TICKET_SIGNING_KEYS)"}  (public half: GET /api/v3/check-in/keys)`,
+      `  SUN keys      ${sunKeys ? sunKeys.file : "(BRACELET_SUN_KEYS)"}  (program NTAG 424 bracelets with these)`,
       ...(mailSink ? [`  Mail          ${mailSink.url}  (sign-in codes are printed here as [mail] lines)`] : []),
     ],
     mailSink,
