@@ -338,7 +338,7 @@ export const scan = operation({
     const attempt = (evidence: unknown) => context.db.statement((tx) => tx<{ scan: string | null; needs: HoldingsNeeded | null }[]>`
       select scan::text, needs from checkin.scan(${eventId}, ${request.method}, ${credential.reservationId}, ${credential.ticketVersion}::integer,
         ${credential.braceletUid}, ${credential.sunCounter}::integer, ${request.direction}, ${request.deviceId}, ${request.nonce},
-        now(), ${evidence === null ? null : tx.json(evidence as never)}::jsonb, false)`, { genericPlan: true });
+        now(), ${evidence === null ? null : tx.json(evidence as never)}::jsonb, false)`);
     let [row] = await attempt(null);
     if (row!.needs) [row] = await attempt(await readEvidence(context.config, row!.needs));
     return ok(new JsonText(row!.scan!));
