@@ -28,7 +28,7 @@ export const SaveCheckInSettingsSchema = z.object({
   .refine((s) => Object.keys(s).length > 0, "send at least one setting to change")
   .refine((s) => !s.registrationOpensAt || !s.registrationClosesAt || Date.parse(s.registrationOpensAt) < Date.parse(s.registrationClosesAt),
     { message: "registrationOpensAt must be before registrationClosesAt", path: ["registrationClosesAt"] })
-  .openapi("SaveCheckInSettings");
+  .openapi("SaveCheckInSettings", { example: { capacity: 120, approvalRequired: false, waitlistEnabled: true, registrationClosesAt: "2026-12-05T18:00:00+01:00" } });
 
 export const StaffSchema = z.object({
   eventId: ObjectId,
@@ -127,7 +127,9 @@ const oneCredential = (scan: { method: string; ticket?: string; reservationId?: 
 };
 
 export const ScanRequestSchema = z.object({ ...credentialFields, deviceId: DeviceId }).strict().superRefine(oneCredential)
-  .openapi("CheckInScanRequest");
+  .openapi("CheckInScanRequest", {
+    example: { method: "qr", ticket: "eyJhbGciOiJFZERTQSIsImtpZCI6ImxvY2FsIiwidHlwIjoidGlja2V0K2p3dCJ9.eyJ0Ijo...", direction: "entry", deviceId: "door-1", nonce: "6f1c2e9a0b7d" },
+  });
 
 export const OfflineScanSchema = z.object({ ...credentialFields, scannedAt: Instant.openapi({ description: "When the device scanned it" }) })
   .strict().superRefine(oneCredential).openapi("OfflineScan");
@@ -138,7 +140,15 @@ export const OFFLINE_SCANS_BODY = { method: "POST", path: /^\/api\/v3\/events\/[
 export const OfflineBatchSchema = z.object({
   deviceId: DeviceId,
   scans: z.array(OfflineScanSchema).min(1).max(MAX_OFFLINE_SCANS),
-}).strict().openapi("OfflineScanBatch");
+}).strict().openapi("OfflineScanBatch", {
+  example: {
+    deviceId: "door-2",
+    scans: [
+      { method: "qr", ticket: "eyJhbGciOiJFZERTQSIsImtpZCI6ImxvY2FsIiwidHlwIjoidGlja2V0K2p3dCJ9.eyJ0Ijo...", direction: "entry", nonce: "d2-000001", scannedAt: "2026-12-05T19:02:11.000Z" },
+      { method: "bracelet", braceletUid: "04A23B4C5D6E7F", direction: "exit", nonce: "d2-000002", scannedAt: "2026-12-05T21:40:03.000Z" },
+    ],
+  },
+});
 
 export const ScanSchema = z.object({
   id: ObjectId,
@@ -212,7 +222,7 @@ export const BindBraceletSchema = z.object({
     description: "plain: the UID alone, which any NFC phone can copy onto another tag; sun: an NTAG 424 DNA bracelet whose " +
       "scans send a SUN message (an AES-CMAC over the UID and a read counter), which cannot be forged and whose replays are refused",
   }),
-}).strict().openapi("BindBracelet");
+}).strict().openapi("BindBracelet", { example: { reservationId: "65f1c0a2b3d4e5f601234567", uid: "04:A2:3B:4C:5D:6E:7F", kind: "plain" } });
 
 export const AccessSchema = z.object({
   eventId: ObjectId,
