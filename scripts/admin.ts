@@ -1,12 +1,15 @@
-// npm run admin -- <command> [--json]: operator actions on users, addresses and API keys.
+// npm run admin -- <command> [--json]: operator actions on users, addresses, API keys and app sessions.
 // A thin shell over scripts/lib/admin-operations.ts: argument parsing, output, readable errors.
 // With DATABASE_URL it works on that database; without, on the local cluster (started if needed).
 import process from "node:process";
 import { parseArgs } from "node:util";
 import { getAddress, isAddress } from "viem";
+import { localIssuerFrom, mintSession } from "../supabase/functions/_shared/app-auth/sessions.ts";
+import { loadLocalAuthConfig } from "../supabase/functions/_shared/config.ts";
 import { connect, Database } from "../supabase/functions/_shared/db/database.ts";
 import { ApiError } from "../supabase/functions/_shared/http/errors.ts";
 import { ObjectId } from "../supabase/functions/_shared/http/openapi.ts";
+import { isEmailAddress } from "../supabase/functions/_shared/oauth/sign-in.ts";
 import type { Permissions } from "../supabase/functions/_shared/auth/principal.ts";
 import { prepareDatabase } from "./db.ts";
 import {
@@ -17,7 +20,9 @@ import {
   listApiKeys,
   parsePermissions,
   revokeApiKey,
+  userIdByEmail,
 } from "./lib/admin-operations.ts";
+import { localAuthSigningKey } from "./lib/local-services.ts";
 
 const USAGE = `Usage: npm run admin -- <command> [options] [--json]
 
@@ -34,6 +39,11 @@ Commands:
       List keys (prefix, permissions, status); never hashes or keys.
   key revoke <id-or-prefix>
       Revoke a key by its id or prefix; requests with it fail from then on.
+  session --user <userId|email>
+      Mint an app session of the local auth server for a user, for scripts: Supabase Auth's
+      session JSON (access_token, refresh_token, expires_at, user). Signed with
+      LOCAL_AUTH_SIGNING_KEY, else the key npm start keeps in .local/; issuer PUBLIC_API_ROOT/auth/v1.
+      On a Supabase project, Supabase Auth makes the sessions: these are for the local auth server.
   help
       Show this text.
 
@@ -249,7 +259,49 @@ const COMMANDS: Record<string, Command> = {
       };
     },
   },
+
+  session: {
+    options: ["user"],
+    prepare(args) {
+      noOperands(args);
+      const user = required(args, "user");
+      const byId = ObjectId.safeParse(user).success;
+      if (!byId && !isEmailAddress(user.trim())) {
+        throw new CliError("invalid_user", `"${user}" is neither a user id (24 lowercase hex characters) nor an e-mail address`);
+      }
+      return async (db) => {
+        const issuer = await localIssuer();
+        const id = byId ? user : await userIdByEmail(db, user);
+        if (id === undefined) throw new CliError("user_not_found", `no user has the e-mail address ${user}`);
+        const session = await mintSession(db, issuer, id).catch((e) => {
+          throw explainDatabaseError(e, `no user with id ${id}`);
+        });
+        return {
+          json: session,
+          lines: [
+            `minted a session for user ${id}${session.user.email ? ` <${session.user.email}>` : ""} (auth user ${session.user.id}),`,
+            `issuer ${issuer.url}; the access token expires at ${new Date(session.expires_at * 1000).toISOString()}`,
+            "",
+            `  access token   ${session.access_token}`,
+            `  refresh token  ${session.refresh_token}`,
+            "",
+            "The refresh token works once (each refresh returns a new one). --json prints Supabase Auth's session JSON.",
+          ],
+        };
+      };
+    },
+  },
 };
+
+/** The local auth server's settings from the environment, its signing key npm start's when none is set. */
+async function localIssuer() {
+  const signingKey = await localAuthSigningKey(process.env);
+  try {
+    return localIssuerFrom(loadLocalAuthConfig({ ...process.env, LOCAL_AUTH_SIGNING_KEY: signingKey.value }));
+  } catch (error) {
+    throw new CliError("invalid_configuration", (error as Error).message);
+  }
+}
 
 /** Postgres and network failures as one line; the URL is not printed (it may hold a password). */
 function describeUnexpected(error: unknown): string {

@@ -2,13 +2,14 @@
 // all in this one process. On the local database also everything needed to try each route: the
 // checkout demo (scripts/lib/demo-checkout.ts: anvil with the reference collection registered to the
 // demo user, a storefront, a relayer and a funded sponsor) and the local services
-// (scripts/lib/local-services.ts: jobs and verifier secrets, a mailbox for sign-in codes).
+// (scripts/lib/local-services.ts: jobs and verifier secrets, a mailbox for sign-in codes, the local
+// auth server on /auth/v1).
 import process from "node:process";
 import { formatEther } from "viem";
 import { ensurePlaces, gatewayDatabaseUrl, prepareDatabase } from "./db.ts";
 import { startGateway } from "./gateway.ts";
 import type { DemoChain, DemoSponsor, DemoStore } from "./lib/demo-checkout.ts";
-import { type LocalServices, startLocalServices } from "./lib/local-services.ts";
+import { LOCAL_ANON_KEY, type LocalServices, startLocalServices } from "./lib/local-services.ts";
 
 const DEMO_API_KEY = "sk_demo0000_local-demo-key-not-secret"; // inserted by supabase/seed.sql
 const DEMO_USER_ID = "65f000000000000000000001"; // supabase/seed.sql
@@ -48,14 +49,15 @@ const services: LocalServices | undefined = local
 
 const port = process.env.PORT ?? "54321";
 const root = `http://${process.env.HOST ?? "127.0.0.1"}:${port}`;
-const gateway = await startGateway({
+const gatewayEnv: Record<string, string | undefined> = {
   ...process.env,
   ...chain?.gatewayEnv(process.env),
   ...services?.env,
   GATEWAY_DATABASE_URL: gatewayDatabaseUrl(databaseUrl),
   PORT: port,
   PUBLIC_API_ROOT: process.env.PUBLIC_API_ROOT ?? root,
-});
+};
+const gateway = await startGateway(gatewayEnv);
 
 // Registered and served like an integrator would: through the API, with the demo key.
 let store: DemoStore | undefined;
@@ -97,6 +99,9 @@ console.log([
   `  Docs          ${root}/api/v3/docs`,
   `  OpenAPI       ${root}/api/v3/openapi`,
   `  Functions     ${root}/functions/v1/<name>`,
+  ...(gatewayEnv.LOCAL_AUTH_ENABLED === "true"
+    ? [`  Auth          ${root}/auth/v1  (e-mail code sign-in for supabase-js: createClient("${root}", "${LOCAL_ANON_KEY}"))`]
+    : []),
   ...(local ? [`  Database      ${databaseUrl}`, `  Demo API key  ${DEMO_API_KEY}`] : []),
   ...(services?.lines ?? []),
   ...demoLines,

@@ -42,6 +42,13 @@ export async function createUser(db: Database, input: { email?: string; username
   });
 }
 
+/** The id of the user with this e-mail (compared case-insensitively, as core.users' unique index does), if any. */
+export async function userIdByEmail(db: Database, email: string): Promise<string | undefined> {
+  const [row] = await db.transaction(SERVICE_SCOPE, (tx) => tx<{ id: string }[]>`
+    select id from core.users where lower(email) = lower(${email.trim()})`);
+  return row?.id;
+}
+
 /** Links an address without a signature: for operators, who vouch for it themselves. */
 export async function linkAddress(db: Database, input: { userId: string; address: string; chainId: string; connector: string }) {
   const [row] = await db.transaction(SERVICE_SCOPE, (tx) => tx<{ id: string; address: string; chain_id: string; connector: string }[]>`

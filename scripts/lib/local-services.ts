@@ -1,19 +1,31 @@
 // What a fresh `npm start` configures besides the demo chain, so that no route answers
 // `*_not_configured` locally: the jobs function's and the sponsorship verifier's secrets (made up
 // for this start unless set, and printed, so they can be sent with curl), the keys of QR tickets and
-// NTAG 424 bracelets (made once and kept in .local/, so tickets and tags outlive a restart), and a
-// mailbox for the sign-in codes of the public MCP endpoint (a local SMTP server that prints every mail).
+// NTAG 424 bracelets (made once and kept in .local/, so tickets and tags outlive a restart), a
+// mailbox for e-mail sign-in codes (a local SMTP server that prints every mail), and the local auth
+// server on /auth/v1, whose signing key is kept in .local/ too, so sessions outlive a restart.
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
+import { generateLocalAuthSigningKey } from "../../supabase/functions/_shared/app-auth/signing-key.ts";
 import { generateTicketSigningKey } from "../../supabase/functions/_shared/checkin/ticket-token.ts";
 import { REPO_ROOT } from "./local-postgres.ts";
 import { type MailSink, readableMail, startMailSink } from "./mail-sink.ts";
 
 export const DEMO_MAIL_PORT = 54325;
 
+/**
+ * The anon key supabase-js is created with locally. Supabase's API gateway checks a project's key;
+ * the local gateway does not (it grants nothing: sessions are what authenticate), so any non-empty
+ * string works, and this is the one npm start prints.
+ */
+export const LOCAL_ANON_KEY = "local-anon-key";
+
 export interface LocalServices {
-  /** The gateway's settings: JOBS_SECRET, SPONSORSHIP_VERIFIER_SECRETS, TICKET_SIGNING_KEYS, BRACELET_SUN_KEYS and SMTP_URL, each unless `env` sets it. */
+  /**
+   * The gateway's settings: JOBS_SECRET, SPONSORSHIP_VERIFIER_SECRETS, TICKET_SIGNING_KEYS, BRACELET_SUN_KEYS, SMTP_URL,
+   * LOCAL_AUTH_ENABLED and LOCAL_AUTH_SIGNING_KEY, each unless `env` sets it.
+   */
   env: Record<string, string>;
   /** What `npm start` prints about them. */
   lines: string[];
@@ -33,6 +45,12 @@ async function keptLocally(name: string, make: () => Promise<string>): Promise<{
   return { value: readFileSync(file, "utf8"), file };
 }
 
+/** LOCAL_AUTH_SIGNING_KEY from `env`, else the key kept in .local/ (made the first time): npm start's and the admin CLI's. */
+export async function localAuthSigningKey(env: Record<string, string | undefined>): Promise<{ value: string; file: string | undefined }> {
+  if (env.LOCAL_AUTH_SIGNING_KEY) return { value: env.LOCAL_AUTH_SIGNING_KEY, file: undefined };
+  return keptLocally("local-auth-signing-key.json", generateLocalAuthSigningKey);
+}
+
 export async function startLocalServices(
   env: Record<string, string | undefined>,
   options: { mailPort?: number; log?: (line: string) => void } = {},
@@ -43,6 +61,7 @@ export async function startLocalServices(
   const ticketKeys = env.TICKET_SIGNING_KEYS ? undefined : await keptLocally("ticket-signing-key.json", () => generateTicketSigningKey("local"));
   const sunKeys = env.BRACELET_SUN_KEYS ? undefined : await keptLocally("bracelet-sun-keys.json", async () =>
     JSON.stringify({ metaReadKey: randomBytes(16).toString("hex"), fileReadKey: randomBytes(16).toString("hex") }));
+  const localAuth = env.LOCAL_AUTH_ENABLED === "false" ? undefined : await localAuthSigningKey(env);
   let mailSink: MailSink | undefined;
   if (!env.SMTP_URL) {
     try {
@@ -59,6 +78,7 @@ export async function startLocalServices(
       ...(ticketKeys ? { TICKET_SIGNING_KEYS: ticketKeys.value } : {}),
       ...(sunKeys ? { BRACELET_SUN_KEYS: sunKeys.value } : {}),
       ...(smtpUrl ? { SMTP_URL: smtpUrl } : {}),
+      ...(localAuth ? { LOCAL_AUTH_ENABLED: "true", LOCAL_AUTH_SIGNING_KEY: localAuth.value } : {}),
     },
     lines: [
       `  Jobs secret   ${env.JOBS_SECRET ? "(JOBS_SECRET)" : jobsSecret}  (x-jobs-secret of POST /functions/v1/jobs)`,
@@ -66,6 +86,7 @@ export async function startLocalServices(
       `  Ticket keys   ${ticketKeys ? ticketKeys.file : "(TICKET_SIGNING_KEYS)"}  (public half: GET /api/v3/check-in/keys)`,
       `  SUN keys      ${sunKeys ? sunKeys.file : "(BRACELET_SUN_KEYS)"}  (program NTAG 424 bracelets with these)`,
       ...(mailSink ? [`  Mail          ${mailSink.url}  (sign-in codes are printed here as [mail] lines)`] : []),
+      ...(localAuth ? [`  Auth key      ${localAuth.file ?? "(LOCAL_AUTH_SIGNING_KEY)"}  (signs /auth/v1 sessions; one for scripts: npm run admin -- session --user <id|email>)`] : []),
     ],
     mailSink,
     stop: async () => {

@@ -3,10 +3,12 @@
 import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
 import { join } from "node:path";
+import { decodeJwt } from "jose";
 import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApiKey, createUser } from "../../scripts/lib/admin-operations.ts";
 import { REPO_ROOT } from "../../scripts/lib/local-postgres.ts";
+import { generateLocalAuthSigningKey } from "../../supabase/functions/_shared/app-auth/signing-key.ts";
 import { cloneTemplateDatabase, createTestContext, expectErrorBody, type TestContext } from "../setup/test-context.ts";
 
 interface CliResult {
@@ -15,11 +17,11 @@ interface CliResult {
   stderr: string;
 }
 
-function runAdmin(databaseUrl: string, args: string[]): Promise<CliResult> {
+function runAdmin(databaseUrl: string, args: string[], env: Record<string, string> = {}): Promise<CliResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(join(REPO_ROOT, "node_modules", ".bin", "deno"), ["run", "-A", "scripts/admin.ts", ...args], {
       cwd: REPO_ROOT,
-      env: { ...process.env, DATABASE_URL: databaseUrl, NO_COLOR: "1" },
+      env: { ...process.env, DATABASE_URL: databaseUrl, NO_COLOR: "1", ...env },
       stdio: ["ignore", "pipe", "pipe"],
     });
     let stdout = "";
@@ -32,8 +34,8 @@ function runAdmin(databaseUrl: string, args: string[]): Promise<CliResult> {
 }
 
 /** Runs with --json, expects success, and returns the one JSON document on stdout. */
-async function adminJson<T = Record<string, any>>(databaseUrl: string, args: string[]): Promise<T> {
-  const result = await runAdmin(databaseUrl, [...args, "--json"]);
+async function adminJson<T = Record<string, any>>(databaseUrl: string, args: string[], env: Record<string, string> = {}): Promise<T> {
+  const result = await runAdmin(databaseUrl, [...args, "--json"], env);
   if (result.code !== 0) throw new Error(`admin ${args.join(" ")} exited ${result.code}: ${result.stderr}`);
   return JSON.parse(result.stdout) as T;
 }
@@ -230,7 +232,7 @@ describe("admin CLI: usage", () => {
     for (const args of [[], ["help"]]) {
       const result = await admin(args);
       expect(result.code).toBe(0);
-      for (const command of ["user create", "address link", "key create", "key list", "key revoke"]) {
+      for (const command of ["user create", "address link", "key create", "key list", "key revoke", "session"]) {
         expect(result.stdout).toContain(command);
       }
     }
@@ -242,6 +244,51 @@ describe("admin CLI: usage", () => {
       expect(result.code).toBe(2);
       expect(result.stderr).toMatch(/^admin: .*help/);
     }
+  });
+});
+
+describe("admin CLI: app sessions", () => {
+  // A gateway with the local auth server on, whose key and issuer the CLI is given.
+  let local: TestContext;
+  let env: Record<string, string>;
+  beforeAll(async () => {
+    env = { LOCAL_AUTH_SIGNING_KEY: await generateLocalAuthSigningKey(), PUBLIC_API_ROOT: "http://127.0.0.1:54321" };
+    local = await createTestContext({ LOCAL_AUTH_ENABLED: "true", ...env });
+  });
+  afterAll(() => local.close());
+
+  it("session --user <id> mints a Supabase session that the gateway accepts and that refreshes", async () => {
+    const user = await local.userWithKey([], { email: "scripted@example.com" });
+    const session = await adminJson(local.url, ["session", "--user", user.id], env);
+    expect(session).toMatchObject({ token_type: "bearer", expires_in: 3600, user: { id: user.authUserId, email: "scripted@example.com" } });
+    expect(decodeJwt(session.access_token)).toMatchObject({ iss: "http://127.0.0.1:54321/auth/v1", sub: user.authUserId, amr: [{ method: "admin" }] });
+
+    const me = await local.app.request("/auth/v1/user", { headers: { authorization: `Bearer ${session.access_token}` } });
+    expect(me.status).toBe(200);
+    expect((await me.json()).id).toBe(user.authUserId);
+    const refreshed = await local.call("/auth/v1/token?grant_type=refresh_token", { method: "POST", json: { refresh_token: session.refresh_token } });
+    expect(refreshed.status).toBe(200);
+  });
+
+  it("session --user <email> finds the user by address, in any case; without --json shows both tokens", async () => {
+    const user = await local.userWithKey([], { email: "by-address@example.com" });
+    expect((await adminJson(local.url, ["session", "--user", "By-Address@Example.com"], env)).user.id).toBe(user.authUserId);
+    const result = await runAdmin(local.url, ["session", "--user", "by-address@example.com"], env);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/access token +eyJ/);
+    expect(result.stdout).toMatch(/refresh token +\S+/);
+  });
+
+  it("an unknown user or address exits 1 naming it; something else is refused before any work", async () => {
+    for (const [who, message] of [["0123456789abcdef01234567", "no user with id 0123456789abcdef01234567"], ["nobody@example.com", "nobody@example.com"]]) {
+      const result = await runAdmin(local.url, ["session", "--user", who!, "--json"], env);
+      expect(result.code).toBe(1);
+      expect(JSON.parse(result.stdout)).toMatchObject({ error: true, code: "user_not_found" });
+      expect(result.stderr).toContain(message);
+    }
+    const result = await runAdmin(local.url, ["session", "--user", "neither"], env);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain("neither a user id");
   });
 });
 

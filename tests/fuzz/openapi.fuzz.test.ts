@@ -13,6 +13,8 @@ import { operationsOf, requestArbitrary, sendAndCheck, type FuzzContext, type Fu
 import { rowChanges, userRowsReader, type UserRows } from "./user-rows.ts";
 import { startSui } from "../sui/sui-fixtures.ts";
 import { generateTicketSigningKey } from "../../supabase/functions/_shared/checkin/ticket-token.ts";
+import { generateLocalAuthSigningKey } from "../../supabase/functions/_shared/app-auth/signing-key.ts";
+import { startMailSink } from "../../scripts/lib/mail-sink.ts";
 
 const SEED = Number(process.env.FUZZ_SEED ?? 20261123);
 // About 20 s for the file on the 2-core machine (22 operations, ~1.5 ms a request).
@@ -23,7 +25,12 @@ const PERMISSIONS = ["checkout:create", "checkout:retry", "sponsorship:write", "
 const VERIFIER_SECRET = "fuzz-verifier-secret-0123456789-0123456789";
 // A Sui node (the stand-in) and key, so that publishes get past the configuration to their own checks.
 const sui = await startSui();
+// The local auth server and a mailbox for its codes, so that /auth/v1 is served and mails are sent.
+const mail = await startMailSink();
 const ctx = await createTestContext({
+  LOCAL_AUTH_ENABLED: "true",
+  LOCAL_AUTH_SIGNING_KEY: await generateLocalAuthSigningKey(),
+  SMTP_URL: mail.url,
   SPONSORSHIP_VERIFIER_SECRETS: VERIFIER_SECRET,
   RELAYER_PRIVATE_KEY: `0x${"ab".repeat(32)}`,
   SUI_NETWORKS: JSON.stringify([{ network: sui.network.network, grpcUrl: sui.network.grpcUrl, packageId: sui.packageId }]),
@@ -34,6 +41,7 @@ const ctx = await createTestContext({
 afterAll(async () => {
   await ctx.close();
   await sui.node.close();
+  await mail.close();
 });
 
 const document = await (await ctx.call("/api/v3/openapi")).json();

@@ -1,6 +1,7 @@
 // The service's configuration: what loadConfig refuses and what it normalises.
 import { describe, expect, it } from "vitest";
 import { DEVELOPMENT_ENCRYPTION_KEY, DEVELOPMENT_TOKEN_SECRET, loadConfig } from "../../supabase/functions/_shared/config.ts";
+import { generateLocalAuthSigningKey } from "../../supabase/functions/_shared/app-auth/signing-key.ts";
 import { PRODUCTION_REQUIREMENTS } from "../setup/test-context.ts";
 
 const GATEWAY_DATABASE_URL = "postgres://postgres:postgres@127.0.0.1:54322/postgres";
@@ -27,6 +28,24 @@ describe("configuration", () => {
     expect(loadConfig({ GATEWAY_DATABASE_URL, PUBLIC_API_ROOT: "https://x.supabase.co/functions/v1/" }).PUBLIC_API_ROOT)
       .toBe("https://x.supabase.co/functions/v1");
     expect(loadConfig({ GATEWAY_DATABASE_URL }).PUBLIC_API_ROOT).toBe("http://127.0.0.1:54321");
+  });
+
+  it("the local auth server is off unless LOCAL_AUTH_ENABLED, which needs a valid ES256 signing key", async () => {
+    expect(loadConfig({ GATEWAY_DATABASE_URL }).LOCAL_AUTH_ENABLED).toBe(false);
+    expect(loadConfig({ GATEWAY_DATABASE_URL, ...PRODUCTION_REQUIREMENTS, APP_ENV: "production", SECRETS_ENCRYPTION_KEY: Buffer.alloc(32, 7).toString("base64") })
+      .LOCAL_AUTH_ENABLED).toBe(false);
+    expect(() => loadConfig({ GATEWAY_DATABASE_URL, LOCAL_AUTH_ENABLED: "true" })).toThrow(/LOCAL_AUTH_SIGNING_KEY: required when LOCAL_AUTH_ENABLED/);
+    const key = JSON.parse(await generateLocalAuthSigningKey());
+    expect(loadConfig({ GATEWAY_DATABASE_URL, LOCAL_AUTH_ENABLED: "true", LOCAL_AUTH_SIGNING_KEY: JSON.stringify(key) }).LOCAL_AUTH_SIGNING_KEY?.kid).toBe(key.kid);
+    const other = JSON.parse(await generateLocalAuthSigningKey());
+    for (const [wrong, problem] of [
+      [{ ...key, d: other.d }, /d does not match/],
+      [{ ...key, kty: "OKP" }, /not a P-256 key/],
+      [{ ...key, kid: undefined }, /no kid/],
+      [{ ...key, alg: "RS256" }, /not ES256/],
+    ] as const) {
+      expect(() => loadConfig({ GATEWAY_DATABASE_URL, LOCAL_AUTH_ENABLED: "true", LOCAL_AUTH_SIGNING_KEY: JSON.stringify(wrong) })).toThrow(problem);
+    }
   });
 
   it("HEADER_TIMEOUT_MS is 10 s by default, 0 (no guard) or 100 ms to 10 minutes", () => {

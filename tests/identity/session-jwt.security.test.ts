@@ -1,5 +1,7 @@
-// requireSession guards the app-backend functions, which do not exist yet: these tests mount it on a
-// real base app with one route, over the test context's real database.
+// requireSession guards the app-backend functions: these tests mount it on a real base app with one
+// route, over the test context's real database. The tokens are shaped like Supabase Auth's (its
+// legacy HS256 secret, its ES256/RS256 signing keys named by kid in the project's JWKS); the local
+// auth server's own tokens are tests/auth/local-auth.*.
 import { randomUUID } from "node:crypto";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -196,29 +198,41 @@ describe("asymmetric tokens verified against a JWKS", () => {
   let server: Server;
   let jwksRequests = 0;
   let jwksContext: TestContext;
+  let jwksOnlyContext: TestContext;
   let jwksApp: ReturnType<typeof whoamiApp>;
   let signingKey: CryptoKey;
+  let rsaKey: CryptoKey;
   const kid = "test-key-1";
+  const rsaKid = "test-rsa-key";
 
   beforeAll(async () => {
     const pair = await generateKeyPair("ES256", { extractable: true });
     signingKey = pair.privateKey;
-    const publicJwk = { ...(await exportJWK(pair.publicKey)), kid, alg: "ES256", use: "sig" };
+    const rsa = await generateKeyPair("RS256", { extractable: true });
+    rsaKey = rsa.privateKey;
+    const publicJwks = [
+      { ...(await exportJWK(pair.publicKey)), kid, alg: "ES256", use: "sig" },
+      { ...(await exportJWK(rsa.publicKey)), kid: rsaKid, alg: "RS256", use: "sig" },
+    ];
     server = createServer((request, response) => {
       if (request.url !== "/auth/v1/.well-known/jwks.json") {
         response.writeHead(404).end();
         return;
       }
       jwksRequests++;
-      response.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ keys: [publicJwk] }));
+      response.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ keys: publicJwks }));
     });
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
     const { port } = server.address() as AddressInfo;
-    jwksContext = await createTestContext({ JWT_JWKS_URL: `http://127.0.0.1:${port}/auth/v1/.well-known/jwks.json` });
+    const jwksUrl = `http://127.0.0.1:${port}/auth/v1/.well-known/jwks.json`;
+    jwksContext = await createTestContext({ JWT_JWKS_URL: jwksUrl });
     jwksApp = whoamiApp(jwksContext);
+    // A project whose legacy secret is revoked: its JWKS alone.
+    jwksOnlyContext = await createTestContext({ JWT_JWKS_URL: jwksUrl, JWT_SECRET: undefined });
   });
   afterAll(async () => {
     await jwksContext?.close();
+    await jwksOnlyContext?.close();
     await new Promise<void>((resolve) => server.close(() => resolve()));
   });
 
@@ -251,5 +265,41 @@ describe("asymmetric tokens verified against a JWKS", () => {
 
   it("HS256 tokens keep working next to the JWKS", async () => {
     expect((await whoami(await hsToken(), jwksApp)).status).toBe(200);
+  });
+
+  it("an RS256 token signed with the published RSA key answers 200; under the ES256 key's kid it answers 401", async () => {
+    const rsToken = (headerKid: string) => build({}).setProtectedHeader({ alg: "RS256", typ: "JWT", kid: headerKid }).sign(rsaKey);
+    expect((await whoami(await rsToken(rsaKid), jwksApp)).status).toBe(200);
+    await expectErrorBody(await whoami(await rsToken(kid), jwksApp), 401, "invalid_session");
+  });
+
+  it("a token without a kid answers 401 invalid_session, even signed with a published key", async () => {
+    await expectErrorBody(await whoami(await esToken(signingKey, ""), jwksApp), 401, "invalid_session");
+  });
+
+  it("with the JWKS alone, HS256 answers 401 invalid_session, even signed with the former secret", async () => {
+    const jwksOnlyApp = whoamiApp(jwksOnlyContext);
+    expect((await whoami(await esToken(signingKey), jwksOnlyApp)).status).toBe(200);
+    await expectErrorBody(await whoami(await hsToken(), jwksOnlyApp), 401, "invalid_session");
+  });
+
+  it("a foreign issuer answers 401 invalid_session when JWT_ISSUER is set, whatever key signed it", async () => {
+    const issuerContext = await createTestContext({ JWT_JWKS_URL: jwksContext.config.JWT_JWKS_URL, JWT_ISSUER: "https://project.example/auth/v1" });
+    try {
+      const issuerApp = whoamiApp(issuerContext);
+      expect((await whoami(await esToken(signingKey, kid, { issuer: "https://project.example/auth/v1" }), issuerApp)).status).toBe(200);
+      await expectErrorBody(await whoami(await esToken(signingKey, kid, { issuer: "https://other.example/auth/v1" }), issuerApp), 401, "invalid_session");
+    } finally {
+      await issuerContext.close();
+    }
+  });
+});
+
+describe("anonymous sessions", () => {
+  it("a valid token of an anonymous sign-in answers 403 anonymous_session and provisions no user", async () => {
+    const sub = randomUUID();
+    await expectErrorBody(await whoami(await hsToken({ sub, claims: { is_anonymous: true } })), 403, "anonymous_session");
+    expect(await t.owner`select id from core.users where auth_user_id = ${sub}`).toEqual([]);
+    expect((await whoami(await hsToken({ claims: { is_anonymous: false } }))).status).toBe(200);
   });
 });

@@ -4,6 +4,7 @@ import type { Environment } from "./platform/runtime.ts";
 import { suiNetworksSchema } from "./sui/network.ts";
 import { suiPrivateKeySchema } from "./sui/signer.ts";
 import { parseTicketSigningKeys } from "./checkin/ticket-token.ts";
+import { parseLocalAuthSigningKey } from "./app-auth/signing-key.ts";
 
 const commaList = z
   .string()
@@ -68,7 +69,7 @@ export const DEVELOPMENT_ENCRYPTION_KEY = "ZGV2ZWxvcG1lbnQta2V5LW5vdC1mb3ItcHJvZ
 export const DEVELOPMENT_TOKEN_SECRET = "development-mcp-token-secret-not-for-production";
 
 /** Every environment variable the service reads. README.md lists the same set. */
-const configSchema = z.object({
+const configShape = z.object({
   // The service's own connection: the `api_gateway` login role, which cannot bypass RLS and can
   // only switch to the request roles (migration 20261123000800_core.sql, README Deployment).
   GATEWAY_DATABASE_URL: z.string().min(1),
@@ -98,10 +99,29 @@ const configSchema = z.object({
     }
     return ranges.filter((range) => typeof range !== "string");
   }),
+  // App sessions (auth/middleware.ts): Supabase Auth's tokens, by the project's legacy HS256 secret
+  // and by its JWKS (ES256/RS256 keys named by `kid`), from the issuer <project>/auth/v1.
   JWT_SECRET: z.string().min(32).optional(),
   JWT_JWKS_URL: optionalUrl,
   JWT_ISSUER: z.string().optional(),
   JWT_AUDIENCE: z.string().default("authenticated"),
+  // ---- The local auth server: Supabase Auth's e-mail code API on /auth/v1 (api/local-auth) ----
+  // Off unless set: on a Supabase project Supabase Auth signs the app's sessions. npm start turns it on.
+  LOCAL_AUTH_ENABLED: z.enum(["true", "false"]).default("false").transform((v) => v === "true"),
+  // The private ES256 JWK ({"kty": "EC", "crv": "P-256", "x", "y", "d", "kid"}) its access tokens are
+  // signed with; the gateway accepts them by this key's kid. Never logged. Required when enabled.
+  LOCAL_AUTH_SIGNING_KEY: z.string().optional().transform((value, ctx) => {
+    if (value === undefined || value.trim() === "") return undefined;
+    try {
+      return parseLocalAuthSigningKey(value);
+    } catch (error) {
+      ctx.addIssue({ code: "custom", message: (error as Error).message });
+      return z.NEVER;
+    }
+  }),
+  // Access tokens (Supabase's default: an hour); refresh tokens, rotated on every use, each this long.
+  LOCAL_AUTH_ACCESS_TOKEN_SECONDS: z.coerce.number().int().min(60).max(86_400).default(3600),
+  LOCAL_AUTH_REFRESH_TOKEN_SECONDS: z.coerce.number().int().min(3600).max(90 * 86_400).default(30 * 86_400),
   SIWE_DOMAINS: commaList.default(["localhost:54321", "127.0.0.1:54321"]),
   ENABLE_BENCH_ROUTES: z.enum(["true", "false"]).default("false").transform((v) => v === "true"),
   // Venue autocomplete: the project's own places table (postgres) or a Photon / Nominatim server.
@@ -218,7 +238,9 @@ const configSchema = z.object({
   // Client ID Metadata Documents: fetch deadline and how long a fetched document is cached.
   MCP_CIMD_TIMEOUT_MS: z.coerce.number().int().min(100).max(10_000).default(3000),
   MCP_CIMD_CACHE_SECONDS: z.coerce.number().int().min(0).max(86_400).default(3600),
-}).superRefine((config, ctx) => {
+});
+
+const configSchema = configShape.superRefine((config, ctx) => {
   if (config.APP_ENV === "production" && !config.SECRETS_ENCRYPTION_KEY) {
     ctx.addIssue({ code: "custom", path: ["SECRETS_ENCRYPTION_KEY"], message: "required in production" });
   }
@@ -236,6 +258,9 @@ const configSchema = z.object({
       ctx.addIssue({ code: "custom", path: [name], message: "the published development value is refused in production; set a secret of your own" });
     }
   }
+  if (config.LOCAL_AUTH_ENABLED && !config.LOCAL_AUTH_SIGNING_KEY) {
+    ctx.addIssue({ code: "custom", path: ["LOCAL_AUTH_SIGNING_KEY"], message: "required when LOCAL_AUTH_ENABLED is true" });
+  }
   if (config.GEOCODER_PROVIDER !== "postgres" && !config.GEOCODER_URL) {
     ctx.addIssue({ code: "custom", path: ["GEOCODER_URL"], message: `required when GEOCODER_PROVIDER is ${config.GEOCODER_PROVIDER}` });
   }
@@ -243,11 +268,24 @@ const configSchema = z.object({
 
 export type Config = z.infer<typeof configSchema>;
 
-export function loadConfig(env: Environment): Config {
-  const parsed = configSchema.safeParse(env);
-  if (!parsed.success) {
-    const problems = parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ");
+function parsed<T>(result: z.ZodSafeParseResult<T>): T {
+  if (!result.success) {
+    const problems = result.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ");
     throw new Error(`invalid configuration: ${problems}`);
   }
-  return parsed.data;
+  return result.data;
+}
+
+export function loadConfig(env: Environment): Config {
+  return parsed(configSchema.safeParse(env));
+}
+
+const localAuthShape = configShape.pick({
+  PUBLIC_API_ROOT: true, LOCAL_AUTH_SIGNING_KEY: true, LOCAL_AUTH_ACCESS_TOKEN_SECONDS: true, LOCAL_AUTH_REFRESH_TOKEN_SECONDS: true,
+});
+export type LocalAuthConfig = z.infer<typeof localAuthShape>;
+
+/** The local auth server's settings alone, for the admin CLI, which mints its sessions without running the service. */
+export function loadLocalAuthConfig(env: Environment): LocalAuthConfig {
+  return parsed(localAuthShape.safeParse(env));
 }

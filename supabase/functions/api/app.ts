@@ -1,9 +1,11 @@
+import { localIssuerOf } from "../_shared/app-auth/sessions.ts";
 import { createBaseApp } from "../_shared/http/app.ts";
 import { routerOf } from "../_shared/http/endpoint.ts";
 import type { AppServices } from "../_shared/http/context.ts";
 import { checkoutPageRouter } from "./checkout-page/handlers.ts";
 import { confirmationsRouter } from "./confirmations/handlers.ts";
 import { registerDocs } from "./docs/handlers.ts";
+import { localAuthRouter } from "./local-auth/handlers.ts";
 import { mcpBackendRouter } from "./mcp/backend/handlers.ts";
 import { publicMcpRouter } from "./mcp/public/handlers.ts";
 import { oauthRouter } from "./oauth/handlers.ts";
@@ -22,6 +24,8 @@ export function createApiApp(services: AppServices) {
   app.route("/", publicMcpRouter);
   app.route("/", confirmationsRouter); // the confirmation links' pages
   app.route("/", mcpBackendRouter);
+  // Supabase Auth's e-mail code sign-in where no Supabase Auth runs (npm start); off in production unless set.
+  if (localIssuerOf(services.config)) app.route("/", localAuthRouter);
   if (services.config.ENABLE_BENCH_ROUTES) {
     // The baseline of scripts/bench: one `select 1` through the same pool, nothing else.
     app.get("/bench/select-1", async (c) => c.json(await c.get("db").sql`select 1 as one`));

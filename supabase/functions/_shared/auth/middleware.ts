@@ -1,5 +1,6 @@
 import { createMiddleware } from "hono/factory";
-import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify, type JWTVerifyGetKey } from "jose";
+import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify, type JWTPayload, type JWTVerifyGetKey } from "jose";
+import { AUTHENTICATED, localIssuerOf, verifyLocalAccessToken } from "../app-auth/sessions.ts";
 import type { Config } from "../config.ts";
 import { ApiKeyScope, type Database } from "../db/database.ts";
 import { ApiError } from "../http/errors.ts";
@@ -52,20 +53,30 @@ export function requirePermission(permission: string) {
 }
 
 // One verifier per configuration: the JWKS set caches its keys between requests.
-const verifiers = new WeakMap<Config, (token: string) => Promise<Record<string, unknown>>>();
+const verifiers = new WeakMap<Config, (token: string) => Promise<JWTPayload>>();
 
+/**
+ * Session tokens are Supabase Auth's, or the local auth server's when it is on. HS256 (Supabase's
+ * legacy secret) is checked with JWT_SECRET; ES256 and RS256 (its signing keys) by `kid`: the local
+ * server's own key, else the key of that kid in the JWKS at JWT_JWKS_URL, which jose caches and
+ * fetches again for an unknown kid (at most every 30 s). Issuer (JWT_ISSUER, or the local server's),
+ * audience and expiry are checked too. Refused besides: `alg: none` and every other algorithm, HS256
+ * without a secret (a JWKS alone), an asymmetric token without a kid or with one no key has.
+ */
 function sessionVerifier(config: Config) {
   let verify = verifiers.get(config);
   if (verify) return verify;
   const secret = config.JWT_SECRET ? new TextEncoder().encode(config.JWT_SECRET) : undefined;
   const jwks: JWTVerifyGetKey | undefined = config.JWT_JWKS_URL ? createRemoteJWKSet(new URL(config.JWT_JWKS_URL)) : undefined;
+  const local = localIssuerOf(config);
   // Session tokens must expire: a token without `exp` would be valid forever.
   const options = { issuer: config.JWT_ISSUER, audience: config.JWT_AUDIENCE, requiredClaims: ["exp", "sub"] };
   verify = async (token: string) => {
-    // HS256 tokens are checked with the shared secret, asymmetric ones against the JWKS.
-    const { alg } = decodeProtectedHeader(token);
+    const { alg, kid } = decodeProtectedHeader(token);
     if (alg === "HS256" && secret) return (await jwtVerify(token, secret, { ...options, algorithms: ["HS256"] })).payload;
-    if (alg !== "HS256" && jwks) return (await jwtVerify(token, jwks, { ...options, algorithms: ["RS256", "ES256", "EdDSA"] })).payload;
+    if (alg === "HS256" || kid === undefined) throw new Error(`no key for ${alg}${kid === undefined ? " without a kid" : ""}`);
+    if (local && kid === local.key.kid) return verifyLocalAccessToken(local, token);
+    if (jwks) return (await jwtVerify(token, jwks, { ...options, algorithms: ["ES256", "RS256"] })).payload;
     throw new Error(`no key configured for ${alg}`);
   };
   verifiers.set(config, verify);
@@ -74,21 +85,30 @@ function sessionVerifier(config: Config) {
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-/** App-session authentication (`Authorization: Bearer <session JWT>`) for the app-backend functions. */
+/**
+ * App-session authentication (`Authorization: Bearer <session JWT>`) for the app-backend functions.
+ * The token's `sub` (Supabase's auth user id) names the service's user: found by core.users'
+ * auth_user_id, or made on first sight with the token's e-mail (userForAuthUser). Anonymous
+ * sessions (Supabase's anonymous sign-ins, `is_anonymous`) are refused: they name nobody, and
+ * anyone could make users by the thousand with them.
+ */
 export const requireSession = createMiddleware<AppEnv>(async (c, next) => {
   const match = /^bearer\s+(\S+)$/i.exec(c.req.header("authorization") ?? "");
   if (!match?.[1]) throw new ApiError(401, "missing_session", "Send the app session token as Authorization: Bearer <token>.");
-  let claims: Record<string, unknown>;
+  let claims: JWTPayload;
   try {
     claims = await sessionVerifier(c.get("config"))(match[1]);
   } catch {
     throw new ApiError(401, "invalid_session", "The session token is invalid or expired.");
   }
   const sub = claims.sub;
-  if (typeof sub !== "string" || !UUID.test(sub) || claims.role !== "authenticated") {
+  if (typeof sub !== "string" || !UUID.test(sub) || claims.role !== AUTHENTICATED) {
     throw new ApiError(401, "invalid_session", "The session token does not name an authenticated user.");
   }
-  const email = typeof claims.email === "string" ? claims.email : null;
+  if (claims.is_anonymous === true) {
+    throw new ApiError(403, "anonymous_session", "Anonymous sessions are not accepted: sign in with an e-mail address.");
+  }
+  const email = typeof claims.email === "string" && claims.email !== "" ? claims.email : null;
   const userId = await userForAuthUser(c.get("db"), sub, email);
   c.set("principal", { kind: "session", userId, authUserId: sub, claims });
   await next();

@@ -67,8 +67,10 @@ export function createBaseApp(services: AppServices) {
   app.use(cors({
     origin: services.config.CORS_ALLOWED_ORIGINS.includes("*") ? "*" : services.config.CORS_ALLOWED_ORIGINS,
     allowMethods: ["GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"],
-    allowHeaders: ["content-type", "x-api-key", "authorization", "x-checkout-client-secret", "x-request-id"],
-    exposeHeaders: ["x-request-id", "retry-after"],
+    // Besides our own, what supabase-js sends (apikey, x-client-info; x-supabase-api-version to
+    // /auth/v1) and reads (x-supabase-api-version, which says how to read an auth error's code).
+    allowHeaders: ["content-type", "x-api-key", "authorization", "x-checkout-client-secret", "x-request-id", "apikey", "x-client-info", "x-supabase-api-version"],
+    exposeHeaders: ["x-request-id", "retry-after", "x-supabase-api-version"],
     maxAge: 600,
   }));
   // After CORS, so browsers can read these refusals too.
