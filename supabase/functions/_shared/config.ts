@@ -4,6 +4,7 @@ import type { Environment } from "./platform/runtime.ts";
 import { suiNetworksSchema } from "./sui/network.ts";
 import { suiPrivateKeySchema } from "./sui/signer.ts";
 import { parseTicketSigningKeys } from "./checkin/ticket-token.ts";
+import { externalMcpServersSchema } from "./mcp/external-servers.ts";
 
 const commaList = z
   .string()
@@ -218,6 +219,19 @@ const configSchema = z.object({
   // Client ID Metadata Documents: fetch deadline and how long a fetched document is cached.
   MCP_CIMD_TIMEOUT_MS: z.coerce.number().int().min(100).max(10_000).default(3000),
   MCP_CIMD_CACHE_SECONDS: z.coerce.number().int().min(0).max(86_400).default(3600),
+  // ---- App-backend functions (supabase/functions/<name>; README, App-backend functions) ----
+  // Requests per person per minute of each function, counted in PostgreSQL (core.take_rate_limit):
+  // 429 rate_limited with Retry-After.
+  CHAT_WITH_ASSISTANT_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).max(100_000).default(20),
+  TRANSCRIBE_AUDIO_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).max(100_000).default(10),
+  DISCOVER_MCP_CAPABILITIES_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).max(100_000).default(6),
+  RENAME_CHAT_FOR_EVENT_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).max(100_000).default(10),
+  // External MCP servers whose tools the assistant may offer besides the service's own:
+  // [{"name": "weather", "url": "https://mcp.example/mcp", "headers": {"authorization": "Bearer ..."}}].
+  // Headers are never logged nor answered. Production: https and public addresses only.
+  ASSISTANT_MCP_SERVERS: jsonSetting(externalMcpServersSchema, "[]", "a JSON array of {name, url, headers}"),
+  // How long one try at an external server (connect and list its tools) may take; three tries at most.
+  ASSISTANT_MCP_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(5000),
 }).superRefine((config, ctx) => {
   if (config.APP_ENV === "production" && !config.SECRETS_ENCRYPTION_KEY) {
     ctx.addIssue({ code: "custom", path: ["SECRETS_ENCRYPTION_KEY"], message: "required in production" });
@@ -234,6 +248,11 @@ const configSchema = z.object({
   for (const [name, value] of Object.entries(published) as Array<[keyof typeof published, string]>) {
     if (config.APP_ENV === "production" && config[name] === value) {
       ctx.addIssue({ code: "custom", path: [name], message: "the published development value is refused in production; set a secret of your own" });
+    }
+  }
+  for (const server of config.ASSISTANT_MCP_SERVERS) {
+    if (config.APP_ENV === "production" && new URL(server.url).protocol !== "https:") {
+      ctx.addIssue({ code: "custom", path: ["ASSISTANT_MCP_SERVERS"], message: `${server.name}: https only in production` });
     }
   }
   if (config.GEOCODER_PROVIDER !== "postgres" && !config.GEOCODER_URL) {

@@ -46,12 +46,24 @@ function toApiError(error: unknown): ApiError {
   return new ApiError(500, "internal_error", "The service failed to process the request.");
 }
 
+/** What browsers may send cross-origin; each function serves its own methods (405 for the rest). */
+export interface CorsRules {
+  allowMethods: string[];
+  allowHeaders: string[];
+}
+
+/** The REST API, MCP and page routes' rules. */
+const API_CORS: CorsRules = {
+  allowMethods: ["GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"],
+  allowHeaders: ["content-type", "x-api-key", "authorization", "x-checkout-client-secret", "x-request-id"],
+};
+
 /**
  * The app every function builds on: request ids, services in the context, CORS with preflight,
  * limits on the URL, headers and query (request-limits.ts), bodies only in UTF-8 without a content
  * coding, a body limit, and the one error body for every failure including 404 and 405.
  */
-export function createBaseApp(services: AppServices) {
+export function createBaseApp(services: AppServices, corsRules: CorsRules = API_CORS) {
   const app = createRouter();
   app.use(methodNotAllowed({
     app,
@@ -66,8 +78,7 @@ export function createBaseApp(services: AppServices) {
   });
   app.use(cors({
     origin: services.config.CORS_ALLOWED_ORIGINS.includes("*") ? "*" : services.config.CORS_ALLOWED_ORIGINS,
-    allowMethods: ["GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"],
-    allowHeaders: ["content-type", "x-api-key", "authorization", "x-checkout-client-secret", "x-request-id"],
+    ...corsRules,
     exposeHeaders: ["x-request-id", "retry-after"],
     maxAge: 600,
   }));
