@@ -2,6 +2,8 @@
 --
 -- A Supabase database already has every object below; each one is created only when missing, so
 -- the same migrations run unchanged on the local cluster and on a Supabase project.
+-- scripts/lib/migrations.ts applies it before the migrations; the Supabase CLI does too, as
+-- supabase/roles.sql (a link to this file), on `supabase start` and `supabase db push --include-roles`.
 
 -- ============================================================================================
 -- Roles: the three that Supabase's gateway switches to. None can log in.

@@ -40,7 +40,7 @@ export async function enableLocalGatewayLogin(ownerUrl: string): Promise<void> {
   }
 }
 
-const PG_BIN = "/usr/lib/postgresql/15/bin";
+export const PG_BIN = "/usr/lib/postgresql/15/bin";
 const PG_SHARE = "/usr/share/postgresql/15/extension";
 
 /** Debian packages the project needs, with the file that proves each is installed. */

@@ -16,12 +16,13 @@
 -- at once.
 
 -- Fold the shards of the windows still counting into one row each; then the key loses the shard.
-lock table core.rate_limit_windows in access exclusive mode;
-with folded as (delete from core.rate_limit_windows w where w.shard <> 0 returning w.bucket, w.window_start, w.hits)
-insert into core.rate_limit_windows as w (bucket, window_start, shard, hits)
-  select f.bucket, f.window_start, 0, sum(f.hits)::integer from folded f group by f.bucket, f.window_start
-  on conflict (bucket, window_start, shard) do update set hits = w.hits + excluded.hits;
+-- Dropping the old key first takes the table's exclusive lock until the migration commits, so no hit
+-- lands in a shard after the fold. (Not `lock table`: the Supabase CLI sends a migration's statements
+-- as one pipeline, an implicit transaction in which PostgreSQL refuses LOCK.)
 alter table core.rate_limit_windows drop constraint rate_limit_windows_pkey;
+with counted as (delete from core.rate_limit_windows returning bucket, window_start, hits)
+insert into core.rate_limit_windows (bucket, window_start, shard, hits)
+  select bucket, window_start, 0, sum(hits)::integer from counted group by bucket, window_start;
 alter table core.rate_limit_windows drop column shard;
 alter table core.rate_limit_windows add primary key (bucket, window_start);
 

@@ -122,11 +122,11 @@ create function checkin.lock_event(p_event_id core.object_id) returns checkin.ev
   end
   $$;
 
-create function checkin.settings_json(p_event_id core.object_id) returns jsonb
+create function checkin.settings_json(p_event_id core.object_id) returns json
   language sql stable security definer
   set search_path = ''
   as $$
-    select jsonb_build_object(
+    select json_build_object(
       'eventId', p_event_id,
       'capacity', s.capacity,
       'approvalRequired', coalesce(s.approval_required, false),
@@ -137,7 +137,7 @@ create function checkin.settings_json(p_event_id core.object_id) returns jsonb
   $$;
 
 -- The settings, for the owner and staff.
-create function checkin.read_settings(p_event_id core.object_id) returns jsonb
+create function checkin.read_settings(p_event_id core.object_id) returns json
   language plpgsql stable security definer
   set search_path = ''
   as $$
@@ -152,7 +152,7 @@ create function checkin.read_settings(p_event_id core.object_id) returns jsonb
 create function checkin.save_settings(
   p_event_id core.object_id, p_capacity integer, p_approval_required boolean, p_waitlist_enabled boolean,
   p_opens_at timestamptz, p_closes_at timestamptz, p_clear text[] default '{}'
-) returns jsonb
+) returns json
   language plpgsql volatile security definer
   set search_path = ''
   as $$
@@ -174,11 +174,11 @@ create function checkin.save_settings(
   end
   $$;
 
-create function checkin.staff_json(p_event_id core.object_id, p_user_id core.object_id) returns jsonb
+create function checkin.staff_json(p_event_id core.object_id, p_user_id core.object_id) returns json
   language sql stable security definer
   set search_path = ''
   as $$
-    select jsonb_build_object('eventId', s.event_id, 'userId', s.user_id, 'role', s.role,
+    select json_build_object('eventId', s.event_id, 'userId', s.user_id, 'role', s.role,
       'name', coalesce(p.display_name, p.username), 'email', u.email, 'addedAt', community.iso_time(s.added_at))
     from checkin.staff s join core.users u on u.id = s.user_id left join core.profiles p on p.user_id = s.user_id
     where s.event_id = p_event_id and s.user_id = p_user_id
@@ -187,7 +187,7 @@ create function checkin.staff_json(p_event_id core.object_id, p_user_id core.obj
 -- Adds a checker by user id or e-mail (one of them); adding again changes nothing. 201 vs 200 is
 -- told by `created`.
 create function checkin.add_staff(p_event_id core.object_id, p_user_id core.object_id, p_email text)
-  returns table (staff jsonb, created boolean)
+  returns table (staff json, created boolean)
   language plpgsql volatile security definer
   set search_path = ''
   as $$
@@ -226,7 +226,7 @@ create function checkin.remove_staff(p_event_id core.object_id, p_user_id core.o
   end
   $$;
 
-create function checkin.list_staff(p_event_id core.object_id) returns setof jsonb
+create function checkin.list_staff(p_event_id core.object_id) returns setof json
   language plpgsql stable security definer
   set search_path = ''
   as $$
@@ -277,11 +277,11 @@ create policy reservations_select_self_or_staff on checkin.reservations for sele
   using (user_id = (select core.current_user_id()) or checkin.may_scan(event_id));
 grant select on checkin.reservations to authenticated;
 
-create function checkin.reservation_json(r checkin.reservations) returns jsonb
+create function checkin.reservation_json(r checkin.reservations) returns json
   language sql stable
   set search_path = ''
   as $$
-    select jsonb_build_object(
+    select json_build_object(
       'id', r.id, 'eventId', r.event_id, 'userId', r.user_id, 'status', r.status,
       'attendeeName', r.attendee_name, 'ticketVersion', r.ticket_version,
       'inside', r.inside, 'checkedInAt', community.iso_time(r.checked_in_at), 'accessEvidence', r.access_evidence,
@@ -454,7 +454,7 @@ create function checkin.may_view_in_lists(p_event_id core.object_id, p_owner_id 
 -- The caller's active reservation is answered as it is (a retry). Refusals: 404 event_not_found,
 -- 409 registration_closed / event_full / access_denied, 503 holdings_unavailable.
 create function checkin.reserve(p_event_id core.object_id, p_evidence jsonb default null)
-  returns table (reservation jsonb, created boolean, needs jsonb)
+  returns table (reservation json, created boolean, needs jsonb)
   language plpgsql volatile security definer
   set search_path = ''
   as $$
@@ -490,7 +490,7 @@ create function checkin.reserve(p_event_id core.object_id, p_evidence jsonb defa
     end if;
     v_needs := checkin.holdings_needed(v_event.access_rules, 'register', v_user, true);
     if v_needs is not null and p_evidence is null then
-      return query select null::jsonb, false, v_needs;
+      return query select null::json, false, v_needs;
       return;
     end if;
     select * into v_decision from checkin.holdings_decision(v_event.access_rules, 'register', v_user, p_evidence);
@@ -555,7 +555,7 @@ create function checkin.lock_reservation(p_reservation_id core.object_id, p_even
 
 -- The person cancels their reservation; a seat it held goes to the oldest waitlisted one, in the
 -- same transaction. Cancelling again answers the cancelled reservation.
-create function checkin.cancel_reservation(p_event_id core.object_id, p_reservation_id core.object_id) returns jsonb
+create function checkin.cancel_reservation(p_event_id core.object_id, p_reservation_id core.object_id) returns json
   language plpgsql volatile security definer
   set search_path = ''
   as $$
@@ -577,7 +577,7 @@ create function checkin.cancel_reservation(p_event_id core.object_id, p_reservat
 
 -- The host approves or declines. Approving needs a free seat (409 event_full); declining an approved
 -- reservation frees its seat for the waitlist.
-create function checkin.decide_reservation(p_event_id core.object_id, p_reservation_id core.object_id, p_approve boolean) returns jsonb
+create function checkin.decide_reservation(p_event_id core.object_id, p_reservation_id core.object_id, p_approve boolean) returns json
   language plpgsql volatile security definer
   set search_path = ''
   as $$
@@ -607,7 +607,7 @@ create function checkin.decide_reservation(p_event_id core.object_id, p_reservat
   $$;
 
 -- A new ticket version for the person: the QR codes of earlier versions scan as `revoked`.
-create function checkin.reissue_ticket(p_event_id core.object_id, p_reservation_id core.object_id) returns jsonb
+create function checkin.reissue_ticket(p_event_id core.object_id, p_reservation_id core.object_id) returns json
   language plpgsql volatile security definer
   set search_path = ''
   as $$
@@ -647,11 +647,11 @@ alter table checkin.bracelets enable row level security;
 create policy bracelets_select_staff on checkin.bracelets for select to authenticated using (checkin.may_scan(event_id));
 grant select on checkin.bracelets to authenticated;
 
-create function checkin.bracelet_json(b checkin.bracelets) returns jsonb
+create function checkin.bracelet_json(b checkin.bracelets) returns json
   language sql stable
   set search_path = ''
   as $$
-    select jsonb_build_object('id', b.id, 'eventId', b.event_id, 'uid', b.uid, 'reservationId', b.reservation_id,
+    select json_build_object('id', b.id, 'eventId', b.event_id, 'uid', b.uid, 'reservationId', b.reservation_id,
       'kind', b.kind, 'status', b.status, 'lastCounter', b.last_counter, 'boundAt', community.iso_time(b.bound_at), 'releasedAt', community.iso_time(b.released_at))
   $$;
 
@@ -659,7 +659,7 @@ create function checkin.bracelet_json(b checkin.bracelets) returns jsonb
 -- 409 bracelet_in_use; a reservation with a bracelet already is 409 reservation_has_bracelet;
 -- binding the same pair again answers it.
 create function checkin.bind_bracelet(p_event_id core.object_id, p_reservation_id core.object_id, p_uid text, p_kind text)
-  returns table (bracelet jsonb, created boolean)
+  returns table (bracelet json, created boolean)
   language plpgsql volatile security definer
   set search_path = ''
   as $$
@@ -689,7 +689,7 @@ create function checkin.bind_bracelet(p_event_id core.object_id, p_reservation_i
   $$;
 
 -- Unbinds (returned at the exit) or marks lost (scans then answer `revoked`); a released bracelet stays released.
-create function checkin.release_bracelet(p_event_id core.object_id, p_bracelet_id core.object_id, p_status text) returns jsonb
+create function checkin.release_bracelet(p_event_id core.object_id, p_bracelet_id core.object_id, p_status text) returns json
   language plpgsql volatile security definer
   set search_path = ''
   as $$
@@ -752,11 +752,11 @@ create table checkin.token_claims (
 );
 alter table checkin.token_claims enable row level security; -- definer functions only
 
-create function checkin.scan_json(s checkin.scans, p_attendee text, p_replayed boolean) returns jsonb
+create function checkin.scan_json(s checkin.scans, p_attendee text, p_replayed boolean) returns json
   language sql stable
   set search_path = ''
   as $$
-    select jsonb_build_object('id', s.id, 'eventId', s.event_id, 'reservationId', s.reservation_id, 'braceletId', s.bracelet_id,
+    select json_build_object('id', s.id, 'eventId', s.event_id, 'reservationId', s.reservation_id, 'braceletId', s.bracelet_id,
       'method', s.method, 'direction', s.direction, 'result', s.result, 'admitted', s.result in ('admitted', 'exited'),
       'attendeeName', p_attendee, 'deviceId', s.device_id, 'nonce', s.nonce, 'scannedAt', community.iso_time(s.scanned_at),
       'recordedAt', community.iso_time(s.recorded_at), 'offline', s.offline, 'evidence', s.evidence, 'undoneAt', community.iso_time(s.undone_at),
@@ -789,7 +789,7 @@ create function checkin.decide_scan(
   p_caller core.object_id, p_event_id core.object_id, p_rules jsonb, p_method text, p_reservation_id core.object_id,
   p_ticket_version integer, p_bracelet_uid text, p_sun_counter integer, p_direction text, p_device_id text, p_nonce text,
   p_scanned_at timestamptz, p_evidence jsonb, p_offline boolean
-, out scan jsonb, out needs jsonb)
+, out scan json, out needs jsonb)
   language plpgsql volatile
   set search_path = ''
   as $$
@@ -918,7 +918,7 @@ create function checkin.scan(
   p_event_id core.object_id, p_method text, p_reservation_id core.object_id, p_ticket_version integer,
   p_bracelet_uid text, p_sun_counter integer, p_direction text, p_device_id text, p_nonce text,
   p_scanned_at timestamptz, p_evidence jsonb default null, p_offline boolean default false
-) returns table (scan jsonb, needs jsonb)
+) returns table (scan json, needs jsonb)
   language plpgsql volatile security definer
   set search_path = ''
   as $$
@@ -935,7 +935,7 @@ create function checkin.scan(
 -- reads on record. `p_scans`: [{method, reservationId, ticketVersion, braceletUid, sunCounter,
 -- direction, nonce, scannedAt}]. Answers the recorded scans in that order.
 create function checkin.record_offline_scans(p_event_id core.object_id, p_device_id text, p_scans jsonb)
-  returns setof jsonb
+  returns setof json
   language plpgsql volatile security definer
   set search_path = ''
   as $$
@@ -943,7 +943,7 @@ create function checkin.record_offline_scans(p_event_id core.object_id, p_device
     v_caller core.object_id := core.current_user_id();
     v_rules jsonb;
     v_item jsonb;
-    v_scan jsonb;
+    v_scan json;
   begin
     perform checkin.require_staff(p_event_id);
     v_rules := checkin.rules_granting((select e.access_rules from community.events e where e.id = p_event_id), 'checkIn');
@@ -961,7 +961,7 @@ create function checkin.record_offline_scans(p_event_id core.object_id, p_device
 
 -- Undoes an admission or an exit (a wrong scan at the door): the reservation's presence goes back,
 -- the tokens the admission claimed are released. Undoing again answers the undone scan.
-create function checkin.undo_scan(p_event_id core.object_id, p_scan_id core.object_id) returns jsonb
+create function checkin.undo_scan(p_event_id core.object_id, p_scan_id core.object_id) returns json
   language plpgsql volatile security definer
   set search_path = ''
   as $$
@@ -998,14 +998,14 @@ create function checkin.undo_scan(p_event_id core.object_id, p_scan_id core.obje
   $$;
 
 -- Live counts for the door and the host.
-create function checkin.counts(p_event_id core.object_id) returns jsonb
+create function checkin.counts(p_event_id core.object_id) returns json
   language plpgsql stable security definer
   set search_path = ''
   as $$
   begin
     perform checkin.require_staff(p_event_id);
     return (
-      select jsonb_build_object(
+      select json_build_object(
         'eventId', p_event_id,
         'capacity', (select capacity from checkin.event_settings where event_id = p_event_id),
         'approved', count(*) filter (where status = 'approved'),
@@ -1017,17 +1017,17 @@ create function checkin.counts(p_event_id core.object_id) returns jsonb
   end
   $$;
 
--- What an offline scanner needs: every approved reservation with its ticket version, name, presence
--- and bound bracelet.
-create function checkin.manifest(p_event_id core.object_id) returns jsonb
+-- What an offline scanner needs: the ticket keys (`p_keys`, the gateway's), and every approved
+-- reservation with its ticket version, name, presence and bound bracelets.
+create function checkin.manifest(p_event_id core.object_id, p_keys json) returns json
   language plpgsql stable security definer
   set search_path = ''
   as $$
   begin
     perform checkin.require_staff(p_event_id);
-    return jsonb_build_object('eventId', p_event_id, 'generatedAt', community.iso_time(now()), 'tickets', coalesce((
-      select jsonb_agg(jsonb_build_object('reservationId', r.id, 'ticketVersion', r.ticket_version, 'attendeeName', r.attendee_name,
-          'inside', r.inside, 'braceletUids', coalesce((select jsonb_agg(b.uid) from checkin.bracelets b where b.reservation_id = r.id and b.status = 'bound'), '[]'))
+    return json_build_object('eventId', p_event_id, 'generatedAt', community.iso_time(now()), 'keys', p_keys, 'tickets', coalesce((
+      select json_agg(json_build_object('reservationId', r.id, 'ticketVersion', r.ticket_version, 'attendeeName', r.attendee_name,
+          'inside', r.inside, 'braceletUids', coalesce((select json_agg(b.uid) from checkin.bracelets b where b.reservation_id = r.id and b.status = 'bound'), '[]'))
         order by r.created_at, r.id)
       from checkin.reservations r where r.event_id = p_event_id and r.status = 'approved'), '[]'));
   end
@@ -1052,7 +1052,7 @@ grant execute on function
   checkin.scan_json(checkin.scans, text, boolean),
   checkin.scan(core.object_id, text, core.object_id, integer, text, integer, text, text, text, timestamptz, jsonb, boolean),
   checkin.record_offline_scans(core.object_id, text, jsonb), checkin.undo_scan(core.object_id, core.object_id),
-  checkin.counts(core.object_id), checkin.manifest(core.object_id), checkin.my_addresses(),
+  checkin.counts(core.object_id), checkin.manifest(core.object_id, json), checkin.my_addresses(),
   checkin.remember_my_holdings(jsonb)
   to authenticated;
 -- Listings of events read the view rule as anyone.

@@ -1,6 +1,6 @@
 // One anvil per test file, with the clients the chain tests use. Polling every 50 ms: viem's
 // default (4 s) would make every wait on a local, instantly mined chain take seconds (DESIGN).
-import { createPublicClient, createTestClient, createWalletClient, http, type LocalAccount } from "viem";
+import { type Address, createPublicClient, createTestClient, createWalletClient, type Hex, http, type LocalAccount } from "viem";
 import { anvil as anvilChain } from "viem/chains";
 import { type Anvil, startAnvil } from "../../scripts/lib/anvil.ts";
 
@@ -13,7 +13,13 @@ export async function startChain() {
   const testClient = createTestClient({ chain: anvilChain, transport, mode: "anvil", pollingInterval: POLLING_INTERVAL_MS });
   const wallet = (account: LocalAccount) =>
     createWalletClient({ account, chain: anvilChain, transport, pollingInterval: POLLING_INTERVAL_MS });
-  return { anvil, publicClient, testClient, wallet };
+  /** Sends `data` to `to` from `from` and waits until it is mined; a revert throws. */
+  async function send(from: LocalAccount, to: Address, data: Hex) {
+    const hash = await wallet(from).sendTransaction({ to, data });
+    const receipt = await publicClient.waitForTransactionReceipt({ hash });
+    if (receipt.status !== "success") throw new Error(`the transaction to ${to} reverted`);
+  }
+  return { anvil, publicClient, testClient, wallet, send };
 }
 
 /** A fresh 32-byte checkout reference, so tests never collide on the contract's used-once rule. */

@@ -81,12 +81,7 @@ afterAll(async () => {
   await sui?.node.close();
 });
 
-/** Sends `data` to `to` from `from` and waits until it is mined. */
-async function send(from: HDAccount, to: Address, data: Hex) {
-  const hash = await chain.wallet(from).sendTransaction({ to, data });
-  const receipt = await chain.publicClient.waitForTransactionReceipt({ hash });
-  if (receipt.status !== "success") throw new Error(`the transaction to ${to} reverted`);
-}
+const send = (from: HDAccount, to: Address, data: Hex) => chain.send(from, to, data);
 
 const evmRule = (collection: Address, extra: Partial<HoldingsRule> = {}): HoldingsRule =>
   ({ chain: "evm", chainId: chain.anvil.chainId, collection, minBalance: 1, ...extra });

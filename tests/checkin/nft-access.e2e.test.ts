@@ -47,11 +47,7 @@ afterAll(async () => {
   await sui?.node.close();
 });
 
-async function send(from: HDAccount, to: Address, data: Hex) {
-  const hash = await chain.wallet(from).sendTransaction({ to, data });
-  const receipt = await chain.publicClient.waitForTransactionReceipt({ hash });
-  if (receipt.status !== "success") throw new Error(`the transaction to ${to} reverted`);
-}
+const send = (from: HDAccount, to: Address, data: Hex) => chain.send(from, to, data);
 const mint721 = (to: { address: Address }) => send(minter, pass, encodeFunctionData({ abi: pass721, functionName: "mint", args: [to.address] }));
 const transfer721 = (from: HDAccount, to: HDAccount, tokenId: bigint) =>
   send(from, pass, encodeFunctionData({ abi: pass721, functionName: "transferFrom", args: [from.address, to.address, tokenId] }));

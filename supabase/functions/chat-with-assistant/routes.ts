@@ -1,7 +1,7 @@
 // chat-with-assistant (SPEC 4.8): the request as SPEC names its fields; the answer streams as
 // Server-Sent Events (SPEC 6.3).
 import { z } from "@hono/zod-openapi";
-import { functionRoute } from "../_shared/app-functions/app.ts";
+import { functionRoute } from "../_shared/app-functions/routes.ts";
 import { ClientId } from "../_shared/chat/schemas.ts";
 
 export const ChatRequestSchema = z.object({

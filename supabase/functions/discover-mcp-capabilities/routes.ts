@@ -1,6 +1,6 @@
 // discover-mcp-capabilities (SPEC 4.8): the route, also described in the API's OpenAPI document.
 import { DiscoverAnswerSchema, DiscoverRequestSchema } from "../_shared/chat/schemas.ts";
-import { functionRoute } from "../_shared/app-functions/app.ts";
+import { functionRoute } from "../_shared/app-functions/routes.ts";
 import { jsonContent } from "../_shared/http/openapi.ts";
 
 export const discoverRoute = functionRoute({

@@ -1,7 +1,7 @@
 // rename-chat-for-event (SPEC 4.8): names a room from an event's title and context. SPEC shows no
 // response body; this one answers the room's id and its new name.
 import { z } from "@hono/zod-openapi";
-import { functionRoute } from "../_shared/app-functions/app.ts";
+import { functionRoute } from "../_shared/app-functions/routes.ts";
 import { ClientId } from "../_shared/chat/schemas.ts";
 import { jsonContent } from "../_shared/http/openapi.ts";
 

@@ -1,6 +1,6 @@
 // transcribe-audio (SPEC 4.8, Voice Mode): base64 audio of up to 25 MB (SPEC 8) for a message of a room.
 import { z } from "@hono/zod-openapi";
-import { functionRoute } from "../_shared/app-functions/app.ts";
+import { functionRoute } from "../_shared/app-functions/routes.ts";
 import { ClientId } from "../_shared/chat/schemas.ts";
 import { jsonContent } from "../_shared/http/openapi.ts";
 

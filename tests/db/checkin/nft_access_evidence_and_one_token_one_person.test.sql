@@ -43,7 +43,7 @@ select tests.link_address(:'b', '0x00000000000000000000000000000000000000b1', '3
 select reservation->>'id' as res_b from checkin.reserve(:'ev', pg_temp.read(true, '["1"]', '0x00000000000000000000000000000000000000b1')) \gset
 
 create function pg_temp.scan(p_reservation text, p_nonce text, p_evidence jsonb) returns jsonb language sql as $$
-  select coalesce(scan, jsonb_build_object('needs', needs)) from checkin.scan(current_setting('t.ev')::text, 'manual', p_reservation, null,
+  select coalesce(scan::jsonb, jsonb_build_object('needs', needs)) from checkin.scan(current_setting('t.ev')::text, 'manual', p_reservation, null,
     null, null, 'entry', 'door-1', p_nonce, now(), p_evidence, false)
 $$;
 select set_config('t.ev', :'ev', false);

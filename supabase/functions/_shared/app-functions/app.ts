@@ -1,7 +1,7 @@
 // The common rules of the app-backend functions (SPEC 4.8, 7, 8), as one Hono app per function:
-//   * one route, POST `/<name>` (Supabase hands a function its own name as the path; npm start maps
-//     /functions/v1/<name> to it), JSON only: another method is 405 with Allow, another content
-//     type 415;
+//   * one route (routes.ts), POST `/<name>` (Supabase hands a function its own name as the path;
+//     npm start maps /functions/v1/<name> to it), JSON only: another method is 405 with Allow,
+//     another content type 415;
 //   * CORS with OPTIONS preflight for the headers supabase-js sends: its own published list
 //     (@supabase/supabase-js/cors) and the tracing and region headers it adds;
 //   * the app session (requireSession: 401 missing_session or invalid_session);
@@ -13,18 +13,17 @@
 //   * every failure in the one error body, with request_id (createBaseApp).
 // A function's handler then runs its operation as the person (FunctionCall.context) and answers
 // its result as JSON, or answers a Response of its own (a stream).
-import { createRoute, type RouteConfig, type z } from "@hono/zod-openapi";
+import type { z } from "@hono/zod-openapi";
 import { corsHeaders } from "@supabase/supabase-js/cors";
 import type { Context } from "hono";
-import { requireSession } from "../auth/middleware.ts";
 import type { Config } from "../config.ts";
 import { createBaseApp, type CorsRules } from "../http/app.ts";
 import type { AppEnv, AppServices } from "../http/context.ts";
 import { send } from "../http/endpoint.ts";
-import { ApiError, ErrorBodySchema } from "../http/errors.ts";
-import { jsonContent } from "../http/openapi.ts";
+import { ApiError } from "../http/errors.ts";
 import { refuseLoneSurrogates } from "../http/validation.ts";
 import { type Answer, contextFor, type OperationContext } from "../operations/operation.ts";
+import type { FunctionRoute } from "./routes.ts";
 
 /** What supabase-js sends besides its published list: W3C trace context, and functions-js's region. */
 const SUPABASE_JS_EXTRA_HEADERS = ["traceparent", "tracestate", "baggage", "x-region"];
@@ -37,44 +36,6 @@ export const FUNCTION_CORS: CorsRules = {
     "x-request-id",
   ],
 };
-
-const errorContent = { content: { "application/json": { schema: ErrorBodySchema } } };
-
-/** The error statuses every function answers, in the one error body. */
-const FUNCTION_ERRORS = {
-  400: { description: "Invalid body (`invalid_json`, `validation_failed` with `details.issues`)", ...errorContent },
-  401: { description: "No app session token, or one that is invalid or expired (`missing_session`, `invalid_session`)", ...errorContent },
-  405: { description: "A method other than POST (`method_not_allowed`, with Allow)", ...errorContent },
-  413: { description: "Body larger than the limit (`payload_too_large`)", ...errorContent },
-  415: { description: "Body not JSON (`unsupported_media_type`), or with a content coding or charset other than identity and UTF-8", ...errorContent },
-  429: { description: "Over the function's per-person limit (`rate_limited`, with Retry-After)", ...errorContent },
-  503: { description: "A provider the function needs is not configured (`provider_not_configured`), or the database is unavailable (`database_unavailable`)", ...errorContent },
-} as const;
-
-/** The route of function `name`: POST /<name> with a JSON body, the app session, and the common error answers. */
-export function functionRoute<B extends z.ZodType, R extends RouteConfig["responses"][number]>(definition: {
-  name: string;
-  summary: string;
-  description: string;
-  body: B;
-  /** Whether a request must carry a body (else no body is an empty object). */
-  bodyRequired: boolean;
-  response: R;
-}) {
-  return createRoute({
-    method: "post",
-    path: `/${definition.name}`,
-    tags: ["App functions"],
-    summary: definition.summary,
-    description: definition.description,
-    security: [{ SessionAuth: [] }],
-    middleware: [requireSession] as const,
-    request: { body: { required: definition.bodyRequired, ...jsonContent(definition.body) } },
-    responses: { 200: definition.response, ...FUNCTION_ERRORS },
-  });
-}
-
-export type FunctionRoute = ReturnType<typeof functionRoute>;
 
 type BodyOf<R extends FunctionRoute> = R["request"]["body"]["content"]["application/json"]["schema"] extends infer S extends z.ZodType
   ? z.output<S>

@@ -413,7 +413,7 @@ export const manifest = operation({
   async run({ db, config }, { eventId }: EventRef) {
     const keys = publicJwks(ticketKeysOf(config));
     const [row] = await db.statement((tx) => tx<{ json: string }[]>`
-      select (checkin.manifest(${eventId}) || jsonb_build_object('keys', ${tx.json(keys as never)}::jsonb))::text as json`);
+      select checkin.manifest(${eventId}, ${tx.json(keys as never)}::json)::text as json`);
     return ok(new JsonText(row!.json));
   },
 });

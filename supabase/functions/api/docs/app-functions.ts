@@ -4,7 +4,7 @@
 // operation names that host. A function joins the list once it does its work: one that answers
 // 503 provider_not_configured to every call is not described.
 import type { OpenAPIHono } from "@hono/zod-openapi";
-import type { FunctionRoute } from "../../_shared/app-functions/app.ts";
+import type { FunctionRoute } from "../../_shared/app-functions/routes.ts";
 import type { AppEnv } from "../../_shared/http/context.ts";
 import { discoverRoute } from "../../discover-mcp-capabilities/routes.ts";
 

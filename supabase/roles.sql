@@ -1,0 +1,1 @@
+../sql/bootstrap.sql
