@@ -2,7 +2,12 @@
 // (/functions/v1/<name>/...), plus the API paths at the root (/api/..., /llms.txt, /health, /ready).
 import process from "node:process";
 import { createApiApp } from "../supabase/functions/api/app.ts";
+import { createChatWithAssistantApp } from "../supabase/functions/chat-with-assistant/app.ts";
+import { createDiscoverMcpCapabilitiesApp } from "../supabase/functions/discover-mcp-capabilities/app.ts";
 import { createJobsApp } from "../supabase/functions/jobs/app.ts";
+import { createRenameChatForEventApp } from "../supabase/functions/rename-chat-for-event/app.ts";
+import { createTranscribeAudioApp } from "../supabase/functions/transcribe-audio/app.ts";
+import type { AppServices } from "../supabase/functions/_shared/http/context.ts";
 import type { ConnectionInfo, Environment } from "../supabase/functions/_shared/platform/runtime.ts";
 import { serve } from "../supabase/functions/_shared/platform/runtime.ts";
 import { startReconciler } from "../supabase/functions/_shared/checkout/reconciler.ts";
@@ -25,15 +30,26 @@ export function createGateway(functions: Record<string, Fetch>, root: Fetch): Fe
   };
 }
 
+/** Every edge function's fetch, by the name Supabase serves it under. */
+export function createFunctions(services: AppServices) {
+  return {
+    api: createApiApp(services).fetch,
+    jobs: createJobsApp(services).fetch,
+    "chat-with-assistant": createChatWithAssistantApp(services).fetch,
+    "transcribe-audio": createTranscribeAudioApp(services).fetch,
+    "discover-mcp-capabilities": createDiscoverMcpCapabilitiesApp(services).fetch,
+    "rename-chat-for-event": createRenameChatForEventApp(services).fetch,
+  } satisfies Record<string, Fetch>;
+}
+
 /** Serves every function on HOST:PORT; `stop` ends the server and closes the database pool. */
 export async function startGateway(env: Environment): Promise<{ url: string; stop(): Promise<void> }> {
   const services = servicesFromEnvironment(env);
-  const api = createApiApp(services).fetch;
   const hostname = env.HOST ?? "127.0.0.1";
   const port = Number(env.PORT ?? 54321);
   const headerTimeoutMs = services.config.HEADER_TIMEOUT_MS || undefined;
-  const functions = { api, jobs: createJobsApp(services).fetch };
-  const server = await serve(createGateway(functions, api), { hostname, port, headerTimeoutMs });
+  const functions = createFunctions(services);
+  const server = await serve(createGateway(functions, functions.api), { hostname, port, headerTimeoutMs });
   // The gateway is the process that stays up locally, so it drains the webhook outbox too.
   const webhooks = services.config.WEBHOOK_DISPATCH ? createWebhookDispatcher(services) : undefined;
   await webhooks?.start();

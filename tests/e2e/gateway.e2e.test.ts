@@ -1,7 +1,8 @@
 // The real Deno gateway, started the way `npm start` starts it, called over HTTP.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startGatewayProcess, type GatewayProcess } from "../../scripts/lib/gateway-process.ts";
-import { createTestContext, expectErrorBody, type TestContext, type UserWithKey } from "../setup/test-context.ts";
+import { SignJWT } from "jose";
+import { createTestContext, expectErrorBody, TEST_JWT_SECRET, type TestContext, type UserWithKey } from "../setup/test-context.ts";
 
 let t: TestContext;
 let gateway: GatewayProcess;
@@ -10,7 +11,7 @@ let user: UserWithKey;
 beforeAll(async () => {
   t = await createTestContext();
   user = await t.userWithKey();
-  gateway = await startGatewayProcess({ DATABASE_URL: t.url });
+  gateway = await startGatewayProcess({ DATABASE_URL: t.url, JWT_SECRET: TEST_JWT_SECRET });
 });
 afterAll(async () => {
   await gateway?.stop("SIGKILL");
@@ -34,6 +35,27 @@ describe("npm start's gateway over HTTP", () => {
   it("serves the jobs function at its Supabase path, refusing calls without its secret", async () => {
     const response = await fetch(`${gateway.url}/functions/v1/jobs`, { method: "POST" });
     await expectErrorBody(response, 503, "jobs_not_configured");
+  });
+
+  it("serves each app-backend function at its Supabase path", async () => {
+    const token = await new SignJWT({ role: "authenticated" }).setProtectedHeader({ alg: "HS256" }).setSubject(user.authUserId)
+      .setAudience("authenticated").setExpirationTime("5m").sign(new TextEncoder().encode(TEST_JWT_SECRET));
+    const post = (name: string, body: unknown) => fetch(`${gateway.url}/functions/v1/${name}`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+      body: JSON.stringify(body),
+    });
+    for (const name of ["chat-with-assistant", "transcribe-audio", "discover-mcp-capabilities", "rename-chat-for-event"]) {
+      const preflight = await fetch(`${gateway.url}/functions/v1/${name}`, {
+        method: "OPTIONS",
+        headers: { origin: "https://app.example", "access-control-request-method": "POST", "access-control-request-headers": "authorization, x-client-info, apikey, content-type" },
+      });
+      expect(preflight.status, name).toBe(204);
+    }
+    const discovered = await post("discover-mcp-capabilities", {});
+    expect(discovered.status).toBe(200);
+    expect((await discovered.json()).servers[0]).toMatchObject({ name: "eventhub-public", status: "ok" });
+    await expectErrorBody(await post("rename-chat-for-event", { roomId: "room-1" }), 503, "provider_not_configured");
   });
 
   it("answers errors with the error body and a request id header", async () => {

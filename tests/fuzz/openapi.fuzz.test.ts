@@ -1,20 +1,24 @@
 // Fuzzes every operation of the OpenAPI document the app serves, so a route added later is fuzzed
 // with no new code: no 5xx, the one error body on every error, an x-request-id on every response,
-// and no request changes a row of another user.
+// and no request changes a row of another user. Requests go through the gateway's routing, so the
+// app-backend functions the document describes (/functions/v1/<name>) reach their own apps.
 // Seeded: FUZZ_SEED (default below) and FUZZ_RUNS (requests per operation) reproduce a run; a
 // failure prints `{ seed, path }`, and FUZZ_SEED=<seed> FUZZ_PATH=<path> with `-t "<METHOD> <path>"`
 // replays just its counterexample.
 import fc from "fast-check";
+import { Hono } from "hono";
+import { SignJWT } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createEvent, createHub, joinHub, putHub } from "../hubs/hub-fixtures.ts";
 import { CHAIN_ID, issueNonce, newWallet, signAndLink, siweMessage } from "../identity/siwe-fixtures.ts";
-import { createTestContext, type UserWithKey } from "../setup/test-context.ts";
+import { createTestContext, TEST_JWT_SECRET, type UserWithKey } from "../setup/test-context.ts";
 import { operationsOf, requestArbitrary, sendAndCheck, type FuzzContext, type FuzzRequest, type Operation } from "./request-generators.ts";
 import { rowChanges, userRowsReader, type UserRows } from "./user-rows.ts";
 import { startSui } from "../sui/sui-fixtures.ts";
 import { generateTicketSigningKey } from "../../supabase/functions/_shared/checkin/ticket-token.ts";
 import { generateLocalAuthSigningKey } from "../../supabase/functions/_shared/app-auth/signing-key.ts";
 import { startMailSink } from "../../scripts/lib/mail-sink.ts";
+import { createFunctions, createGateway } from "../../scripts/gateway.ts";
 
 const SEED = Number(process.env.FUZZ_SEED ?? 20261123);
 // About 20 s for the file on the 2-core machine (22 operations, ~1.5 ms a request).
@@ -43,6 +47,16 @@ afterAll(async () => {
   await sui.node.close();
   await mail.close();
 });
+
+// Every function behind the gateway's routing, called in process as app.request calls one app.
+const functions = createFunctions({ config: ctx.config, db: ctx.db });
+const gateway = createGateway(functions, functions.api);
+const target = new Hono().all("*", (c) => gateway(c.req.raw, {}));
+
+/** An app session token of `user` as Supabase Auth signs one (the legacy HS256 secret). */
+const sessionToken = (user: UserWithKey, expiresAt: number | string, secret = TEST_JWT_SECRET) =>
+  new SignJWT({ role: "authenticated" }).setProtectedHeader({ alg: "HS256" }).setSubject(user.authUserId)
+    .setAudience("authenticated").setExpirationTime(expiresAt).sign(new TextEncoder().encode(secret));
 
 const document = await (await ctx.call("/api/v3/openapi")).json();
 // DELETEs last: they may destroy the fuzzer's own rows that the other operations aim at.
@@ -139,6 +153,11 @@ beforeAll(async () => {
       ...(await signedLinkMessages(fuzzer, 3)),
     },
     fuzzerKey: fuzzer.key,
+    sessionTokens: {
+      valid: await sessionToken(fuzzer, "1h"),
+      expired: await sessionToken(fuzzer, Math.floor(Date.now() / 1000) - 60),
+      forged: await sessionToken(fuzzer, "1h", "not-the-service-secret-but-long-enough-0123456789"),
+    },
     revokedKey: revoked.key,
     verifierSecret: VERIFIER_SECRET,
   };
@@ -153,7 +172,7 @@ beforeAll(async () => {
 
 /** Sends the request; returns what is wrong with the answer and with other users' rows afterwards. */
 async function problemsOf(request: FuzzRequest): Promise<string> {
-  const outcome = await sendAndCheck(ctx.app, request);
+  const outcome = await sendAndCheck(target, request);
   const rowsNow = await readOtherUsersRows();
   const changes = rowChanges(otherUsersRows, rowsNow).map((change) => change.slice(0, 400));
   otherUsersRows = rowsNow;
@@ -162,8 +181,9 @@ async function problemsOf(request: FuzzRequest): Promise<string> {
 }
 
 describe(`every operation of the OpenAPI document (seed ${SEED}, ${RUNS} requests each)`, () => {
-  it("has operations to fuzz", () => {
+  it("has operations to fuzz, the app-backend functions' among them", () => {
     expect(operations.length).toBeGreaterThan(0);
+    expect(operations.filter((o) => o.sessionOnly).map((o) => `${o.method} ${o.path}`)).toEqual(["POST /functions/v1/discover-mcp-capabilities"]);
   });
 
   for (const operation of operations) {

@@ -33,12 +33,15 @@ export interface Operation {
   path: string;
   parameters: Parameter[];
   body?: { required: boolean; contentType: string; schema: JsonSchema };
+  /** Whether the app session is its only credential (an app-backend function), not the API key. */
+  sessionOnly: boolean;
 }
 
 interface OpenApiDocument {
   paths: Record<string, Record<string, {
     parameters?: Array<Parameter | { $ref: string }>;
     requestBody?: { required?: boolean; content?: Record<string, { schema?: JsonSchema }> };
+    security?: Array<Record<string, string[]>>;
   }>>;
   components?: { schemas?: Record<string, JsonSchema>; parameters?: Record<string, Parameter> };
 }
@@ -61,14 +64,17 @@ export function operationsOf(document: OpenApiDocument): Operation[] {
         const body = content
           ? { required: operation.requestBody?.required ?? false, contentType: content[0], schema: content[1].schema ?? {} }
           : undefined;
-        return { method: method.toUpperCase(), path, parameters, body };
+        const sessionOnly = JSON.stringify(operation.security) === JSON.stringify([{ SessionAuth: [] }]);
+        return { method: method.toUpperCase(), path, parameters, body, sessionOnly };
       }));
 }
 
-/** What the generators may use besides the schemas: real ids, real cursors, the users' keys. */
+/** What the generators may use besides the schemas: real ids, real cursors, the users' keys and sessions. */
 export interface FuzzContext extends SchemaContext {
   /** The key most requests use. */
   fuzzerKey: string;
+  /** The fuzzer's app session tokens: a valid one, an expired one, and one signed with another key. */
+  sessionTokens: { valid: string; expired: string; forged: string };
   /** A key that was revoked. */
   revokedKey: string;
   /** The sponsored-transaction provider's secret (sent with the key: other routes ignore it). */
@@ -559,11 +565,28 @@ const MUTATIONS: Mutation[] = [
   },
 ];
 
+type Credentials = { headers: Array<[string, string]>; what: string };
+
+const choice = (weight: number, what: string, headers: fc.Arbitrary<Array<[string, string]>>) =>
+  ({ weight, arbitrary: headers.map((h): Credentials => ({ headers: h, what })) });
+
+/** An app session's credentials (the app-backend functions'), mostly the fuzzer's valid token. */
+function sessionCredentialsArbitrary(context: FuzzContext): fc.Arbitrary<Credentials> {
+  const { valid, expired, forged } = context.sessionTokens;
+  const unsigned = `${Buffer.from('{"alg":"none"}').toString("base64url")}.${valid.split(".")[1]}.`;
+  return fc.oneof(
+    choice(80, "the fuzzer's app session", fc.constant([["authorization", `Bearer ${valid}`]])),
+    choice(3, "no credentials", fc.constant([])),
+    choice(3, "expired, forged or unsigned session", fc.constantFrom(expired, forged, unsigned).map((t) => [["authorization", `Bearer ${t}`]])),
+    choice(3, "malformed Authorization", fc.oneof(fc.string({ unit: "binary-ascii", maxLength: 80 }), fc.constantFrom("Bearer ", `Basic ${valid}`, `Bearer ${valid} x`, valid))
+      .map((v) => [["authorization", v.replace(/[\u0000-\u001f\u007f]/g, "")]])),
+    choice(3, "an API key instead", fc.constant([["x-api-key", context.fuzzerKey]])),
+  );
+}
+
 /** Request headers carrying credentials, and what they are. */
-function credentialsArbitrary(context: FuzzContext): fc.Arbitrary<{ headers: Array<[string, string]>; what: string }> {
+function credentialsArbitrary(context: FuzzContext): fc.Arbitrary<Credentials> {
   const key = context.fuzzerKey;
-  const choice = (weight: number, what: string, headers: fc.Arbitrary<Array<[string, string]>>) =>
-    ({ weight, arbitrary: headers.map((h) => ({ headers: h, what })) });
   return fc.oneof(
     choice(80, "the fuzzer's key (and the provider's verifier secret)", fc.constant([["x-api-key", key], ["x-service-provider-verifier-secret", context.verifierSecret]])),
     choice(3, "no credentials", fc.constant([])),
@@ -580,7 +603,8 @@ export function requestArbitrary(operation: Operation, context: FuzzContext): fc
   const mutations = MUTATIONS.filter((m) => m.applies(operation));
   const mutated = validDraft(operation, context).chain((draft) =>
     fc.oneof(...mutations.map((m) => ({ weight: m.weight, arbitrary: m.mutate(draft, operation, context) }))));
-  return fc.tuple(mutated, credentialsArbitrary(context)).map(([draft, credentials]) => toRequest(operation, draft, credentials));
+  const credentials = operation.sessionOnly ? sessionCredentialsArbitrary(context) : credentialsArbitrary(context);
+  return fc.tuple(mutated, credentials).map(([draft, credentials]) => toRequest(operation, draft, credentials));
 }
 
 function bodyData(body: Body): string | Uint8Array | undefined {
@@ -598,7 +622,7 @@ function bodyData(body: Body): string | Uint8Array | undefined {
   }
 }
 
-function toRequest(operation: Operation, draft: Draft, credentials: { headers: Array<[string, string]>; what: string }): FuzzRequest {
+function toRequest(operation: Operation, draft: Draft, credentials: Credentials): FuzzRequest {
   const filled = operation.path.replace(/\{([^}]+)\}/g, (_, name: string) => draft.pathParams[name] ?? "");
   const path = draft.pathSpelling ? PATH_SPELLINGS[draft.pathSpelling](filled) : filled;
   const url = draft.query.length > 0 ? `${path}?${draft.query.join("&")}` : path;

@@ -5,6 +5,7 @@ import { suiNetworksSchema } from "./sui/network.ts";
 import { suiPrivateKeySchema } from "./sui/signer.ts";
 import { parseTicketSigningKeys } from "./checkin/ticket-token.ts";
 import { parseLocalAuthSigningKey } from "./app-auth/signing-key.ts";
+import { externalMcpServersSchema } from "./mcp/external-servers.ts";
 
 const commaList = z
   .string()
@@ -238,6 +239,19 @@ const configShape = z.object({
   // Client ID Metadata Documents: fetch deadline and how long a fetched document is cached.
   MCP_CIMD_TIMEOUT_MS: z.coerce.number().int().min(100).max(10_000).default(3000),
   MCP_CIMD_CACHE_SECONDS: z.coerce.number().int().min(0).max(86_400).default(3600),
+  // ---- App-backend functions (supabase/functions/<name>; README, App-backend functions) ----
+  // Requests per person per minute of each function, counted in PostgreSQL (core.take_rate_limit):
+  // 429 rate_limited with Retry-After.
+  CHAT_WITH_ASSISTANT_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).max(100_000).default(20),
+  TRANSCRIBE_AUDIO_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).max(100_000).default(10),
+  DISCOVER_MCP_CAPABILITIES_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).max(100_000).default(6),
+  RENAME_CHAT_FOR_EVENT_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).max(100_000).default(10),
+  // External MCP servers whose tools the assistant may offer besides the service's own:
+  // [{"name": "weather", "url": "https://mcp.example/mcp", "headers": {"authorization": "Bearer ..."}}].
+  // Headers are never logged nor answered. Production: https and public addresses only.
+  ASSISTANT_MCP_SERVERS: jsonSetting(externalMcpServersSchema, "[]", "a JSON array of {name, url, headers}"),
+  // How long one try at an external server (connect and list its tools) may take; three tries at most.
+  ASSISTANT_MCP_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(5000),
 });
 
 const configSchema = configShape.superRefine((config, ctx) => {
@@ -260,6 +274,11 @@ const configSchema = configShape.superRefine((config, ctx) => {
   }
   if (config.LOCAL_AUTH_ENABLED && !config.LOCAL_AUTH_SIGNING_KEY) {
     ctx.addIssue({ code: "custom", path: ["LOCAL_AUTH_SIGNING_KEY"], message: "required when LOCAL_AUTH_ENABLED is true" });
+  }
+  for (const server of config.ASSISTANT_MCP_SERVERS) {
+    if (config.APP_ENV === "production" && new URL(server.url).protocol !== "https:") {
+      ctx.addIssue({ code: "custom", path: ["ASSISTANT_MCP_SERVERS"], message: `${server.name}: https only in production` });
+    }
   }
   if (config.GEOCODER_PROVIDER !== "postgres" && !config.GEOCODER_URL) {
     ctx.addIssue({ code: "custom", path: ["GEOCODER_URL"], message: `required when GEOCODER_PROVIDER is ${config.GEOCODER_PROVIDER}` });

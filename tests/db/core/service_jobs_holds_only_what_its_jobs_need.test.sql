@@ -1,7 +1,7 @@
 -- service_jobs, the role pg_cron jobs switch to, holds exactly the privileges its jobs' functions
 -- need and cannot bypass RLS. A new job adds its grants to the list below; the grants of another
 -- schema's jobs are listed by that schema's own test (tests/db/checkout/, tests/db/sponsorship/, tests/db/relays/,
--- tests/db/checkin/, tests/db/app_auth/, and tests/db/mcp/ for mcp, mcp_oauth and mcp_confirmations).
+-- tests/db/checkin/, tests/db/app_auth/, tests/db/chat/, and tests/db/mcp/ for mcp, mcp_oauth and mcp_confirmations).
 begin;
 select plan(2);
 
@@ -16,7 +16,7 @@ select bag_eq(
   $$
     select * from tests.privileges_of('service_jobs', array(
       select nspname::text from pg_namespace
-      where nspname not in ('checkout', 'sponsorship', 'relays', 'checkin', 'app_auth', 'mcp', 'mcp_oauth', 'mcp_confirmations')
+      where nspname not in ('checkout', 'sponsorship', 'relays', 'checkin', 'app_auth', 'mcp', 'mcp_oauth', 'mcp_confirmations', 'chat')
     )) p(privilege)
     where privilege not like '% (PUBLIC)'
   $$,

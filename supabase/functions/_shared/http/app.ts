@@ -46,12 +46,25 @@ function toApiError(error: unknown): ApiError {
   return new ApiError(500, "internal_error", "The service failed to process the request.");
 }
 
+/** What browsers may send cross-origin; each function serves its own methods (405 for the rest). */
+export interface CorsRules {
+  allowMethods: string[];
+  allowHeaders: string[];
+}
+
+/** The REST API, MCP and page routes' rules. */
+const API_CORS: CorsRules = {
+  allowMethods: ["GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"],
+  // Besides our own, what supabase-js sends (apikey, x-client-info; x-supabase-api-version to /auth/v1).
+  allowHeaders: ["content-type", "x-api-key", "authorization", "x-checkout-client-secret", "x-request-id", "apikey", "x-client-info", "x-supabase-api-version"],
+};
+
 /**
  * The app every function builds on: request ids, services in the context, CORS with preflight,
  * limits on the URL, headers and query (request-limits.ts), bodies only in UTF-8 without a content
  * coding, a body limit, and the one error body for every failure including 404 and 405.
  */
-export function createBaseApp(services: AppServices) {
+export function createBaseApp(services: AppServices, corsRules: CorsRules = API_CORS) {
   const app = createRouter();
   app.use(methodNotAllowed({
     app,
@@ -66,10 +79,8 @@ export function createBaseApp(services: AppServices) {
   });
   app.use(cors({
     origin: services.config.CORS_ALLOWED_ORIGINS.includes("*") ? "*" : services.config.CORS_ALLOWED_ORIGINS,
-    allowMethods: ["GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"],
-    // Besides our own, what supabase-js sends (apikey, x-client-info; x-supabase-api-version to
-    // /auth/v1) and reads (x-supabase-api-version, which says how to read an auth error's code).
-    allowHeaders: ["content-type", "x-api-key", "authorization", "x-checkout-client-secret", "x-request-id", "apikey", "x-client-info", "x-supabase-api-version"],
+    ...corsRules,
+    // x-supabase-api-version tells supabase-js how to read an auth error's code (/auth/v1).
     exposeHeaders: ["x-request-id", "retry-after", "x-supabase-api-version"],
     maxAge: 600,
   }));

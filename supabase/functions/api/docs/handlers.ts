@@ -5,6 +5,7 @@ import { Scalar } from "@scalar/hono-api-reference";
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import { ApiError } from "../../_shared/http/errors.ts";
 import type { AppEnv } from "../../_shared/http/context.ts";
+import { registerAppFunctions } from "./app-functions.ts";
 import { renderLlmsTxt } from "./llms-txt.ts";
 import { VERIFIER_SECRET_HEADER } from "../sponsorship/verifier-secret.ts";
 
@@ -72,7 +73,8 @@ export function registerDocs(app: OpenAPIHono<AppEnv>, publicApiRoot: string) {
     type: "http",
     scheme: "bearer",
     bearerFormat: "JWT",
-    description: "The check-in app's session token (Authorization: Bearer <SESSION_TOKEN>), as an alternative to x-api-key where SPEC 5.8 allows the session.",
+    description: "The check-in app's session token (Authorization: Bearer <SESSION_TOKEN>): the credential of the app-backend functions " +
+      "(/functions/v1/...), and an alternative to x-api-key where SPEC 5.8 allows the session.",
   });
   app.openAPIRegistry.registerComponent("securitySchemes", "ProviderVerifierSecret", {
     type: "apiKey",
@@ -86,6 +88,7 @@ export function registerDocs(app: OpenAPIHono<AppEnv>, publicApiRoot: string) {
     name: "x-api-key",
     description: "API key from the check-in dashboard or `npm run admin -- key create`.",
   });
+  registerAppFunctions(app, publicApiRoot);
   let document: ReturnType<typeof app.getOpenAPI31Document> | undefined;
   let llmsTxt: string | undefined;
   const openApiDocument = () =>

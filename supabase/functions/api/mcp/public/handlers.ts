@@ -11,22 +11,10 @@ import type { Config } from "../../../_shared/config.ts";
 import { createRouter } from "../../../_shared/http/app.ts";
 import { ApiError } from "../../../_shared/http/errors.ts";
 import { McpCall } from "../../../_shared/mcp/call.ts";
-import { auditRefusedCall, buildToolServer, runsInCallTransaction, type ToolSession } from "../../../_shared/mcp/tools.ts";
+import { auditRefusedCall, runsInCallTransaction, type ToolSession } from "../../../_shared/mcp/tools.ts";
 import { calledToolOf, mcpRequestChecks, readMcpRequest, serveMcpRequest } from "../../../_shared/mcp/transport.ts";
 import { contextFor } from "../../../_shared/operations/operation.ts";
-import { allowsTool, isPublicTool, PUBLIC_TOOL_SCOPES, publicTools, scopeRuleText, toolsFor } from "./tools.ts";
-
-const SERVER_INFO = {
-  name: "eventhub-public",
-  version: "3.0.0",
-  instructions: "Tools for assistants acting for a person who signed in with their e-mail and chose what to allow: events, " +
-    "hubs and venues they may see, their checkouts, sponsor wallets and wallets, their reservations, and the door of events " +
-    "they host or check people in at. Linking a wallet or changing sponsorship settings " +
-    "is never done by a tool: request_* tools return a single-use link the person approves with their wallet in a browser " +
-    "(poll get_confirmation_status). A ticket is shown as a link (show_my_ticket) for the person to open at the door. " +
-    "Which tools are listed depends on the scopes they granted; a tool outside them answers " +
-    "HTTP 403 insufficient_scope naming the scopes to ask for.",
-};
+import { allowsTool, isPublicTool, PUBLIC_TOOL_SCOPES, publicToolServer, publicTools, scopeRuleText } from "./tools.ts";
 
 /**
  * Refuses the request when a JSON-RPC tools/call message in it names a tool the grant does not
@@ -63,7 +51,6 @@ publicMcpRouter.post("/mcp", async (c, next) => {
     oauth: { clientId: principal.clientId, grantId: principal.grantId, scopes: principal.scopes },
   };
   if (mcp.parsedBody !== undefined) await refuseMissingScopes(config, session, principal.scopes, mcp.parsedBody);
-  const tools = toolsFor(principal.scopes);
-  const response = await serveMcpRequest(mcp, () => buildToolServer(SERVER_INFO, tools, session), c.get("requestId"));
+  const response = await serveMcpRequest(mcp, () => publicToolServer(session, principal.scopes), c.get("requestId"));
   return call ? call.settle(response) : response;
 });

@@ -12,7 +12,7 @@
 // no camera or NFC reader, and a QR token or bracelet UID that reached it in text may have been
 // put there by anyone, an event's description included.
 import { z } from "zod";
-import { define, type ToolAnnotations, type ToolDefinition } from "../../../_shared/mcp/tools.ts";
+import { buildToolServer, define, type ToolAnnotations, type ToolDefinition, type ToolSession } from "../../../_shared/mcp/tools.ts";
 import { scopesAllow } from "../../../_shared/operations/operation.ts";
 import { pageSchema } from "../../../_shared/http/listing.ts";
 import { ObjectId } from "../../../_shared/http/openapi.ts";
@@ -174,4 +174,22 @@ export function toolsFor(scopes: readonly string[]): Partial<PublicTools> {
     if (allowsTool(name, scopes)) allowed[name] = publicTools[name];
   }
   return allowed as Partial<PublicTools>;
+}
+
+/** How the public MCP server introduces itself (/mcp, and the assistant's in-memory link). */
+export const PUBLIC_SERVER_INFO = {
+  name: "eventhub-public",
+  version: "3.0.0",
+  instructions: "Tools for assistants acting for a person who signed in with their e-mail and chose what to allow: events, " +
+    "hubs and venues they may see, their checkouts, sponsor wallets and wallets, their reservations, and the door of events " +
+    "they host or check people in at. Linking a wallet or changing sponsorship settings " +
+    "is never done by a tool: request_* tools return a single-use link the person approves with their wallet in a browser " +
+    "(poll get_confirmation_status). A ticket is shown as a link (show_my_ticket) for the person to open at the door. " +
+    "Which tools are listed depends on the scopes they granted; a tool outside them answers " +
+    "HTTP 403 insufficient_scope naming the scopes to ask for.",
+};
+
+/** A new public MCP server for `session` with the tools `scopes` allow (one per request or call: never shared). */
+export function publicToolServer(session: ToolSession, scopes: readonly string[]) {
+  return buildToolServer(PUBLIC_SERVER_INFO, toolsFor(scopes), session);
 }
