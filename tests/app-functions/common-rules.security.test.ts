@@ -84,7 +84,7 @@ describe("per-person rate limits", () => {
     await startOfRateLimitWindow();
     const statuses: number[] = [];
     for (let i = 0; i < LIMIT; i++) statuses.push((await world.post(name, VALID_BODIES[name], mine)).status);
-    // The shells answer 503 until their provider lands; discovery answers 200.
+    // Without a provider (none configured here, or none in the service yet) a valid call is 503; discovery answers 200.
     expect(new Set(statuses)).toEqual(new Set([name === "discover-mcp-capabilities" ? 200 : 503]));
     const limited = await world.post(name, VALID_BODIES[name], mine);
     await expectErrorBody(limited, 429, "rate_limited");
@@ -95,7 +95,7 @@ describe("per-person rate limits", () => {
   });
 });
 
-describe("functions whose provider is not part of the service yet", () => {
+describe("functions whose provider is not configured (or not part of the service yet)", () => {
   it.each(APP_FUNCTIONS.filter((name) => name !== "discover-mcp-capabilities"))("%s answers 503 provider_not_configured", async (name) => {
     const person = await world.t.userWithKey();
     const response = await world.post(name, VALID_BODIES[name], await world.sessionToken(person));

@@ -19,6 +19,7 @@ import { generateTicketSigningKey } from "../../supabase/functions/_shared/check
 import { generateLocalAuthSigningKey } from "../../supabase/functions/_shared/app-auth/signing-key.ts";
 import { startMailSink } from "../../scripts/lib/mail-sink.ts";
 import { createFunctions, createGateway } from "../../scripts/gateway.ts";
+import { startOpenAIStandIn } from "../../scripts/lib/openai-stand-in.ts";
 
 const SEED = Number(process.env.FUZZ_SEED ?? 20261123);
 // About 20 s for the file on the 2-core machine (22 operations, ~1.5 ms a request).
@@ -31,10 +32,14 @@ const VERIFIER_SECRET = "fuzz-verifier-secret-0123456789-0123456789";
 const sui = await startSui();
 // The local auth server and a mailbox for its codes, so that /auth/v1 is served and mails are sent.
 const mail = await startMailSink();
+// The assistant's provider (it echoes), so that chat requests get past the configuration to the answer.
+const openai = await startOpenAIStandIn();
 const ctx = await createTestContext({
   LOCAL_AUTH_ENABLED: "true",
   LOCAL_AUTH_SIGNING_KEY: await generateLocalAuthSigningKey(),
   SMTP_URL: mail.url,
+  ASSISTANT_BASE_URL: `${openai.url}/v1`,
+  ASSISTANT_API_KEY: openai.apiKey,
   SPONSORSHIP_VERIFIER_SECRETS: VERIFIER_SECRET,
   RELAYER_PRIVATE_KEY: `0x${"ab".repeat(32)}`,
   SUI_NETWORKS: JSON.stringify([{ network: sui.network.network, grpcUrl: sui.network.grpcUrl, packageId: sui.packageId }]),
@@ -46,6 +51,7 @@ afterAll(async () => {
   await ctx.close();
   await sui.node.close();
   await mail.close();
+  await openai.close();
 });
 
 // Every function behind the gateway's routing, called in process as app.request calls one app.

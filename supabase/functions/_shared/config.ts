@@ -252,6 +252,19 @@ const configShape = z.object({
   ASSISTANT_MCP_SERVERS: jsonSetting(externalMcpServersSchema, "[]", "a JSON array of {name, url, headers}"),
   // How long one try at an external server (connect and list its tools) may take; three tries at most.
   ASSISTANT_MCP_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(5000),
+  // The assistant's model provider: any server speaking OpenAI's chat completions API, reached with
+  // the `openai` client. Unset key: chat-with-assistant answers 503 provider_not_configured. Never logged.
+  ASSISTANT_API_KEY: z.string().min(1).optional(),
+  ASSISTANT_BASE_URL: z.string().url().default("https://api.openai.com/v1").transform((url) => url.replace(/\/+$/, "")),
+  // The models the app may name in `model`, the first the default; another: 400 unknown_model.
+  ASSISTANT_MODELS: commaList.pipe(z.array(z.string().max(200)).min(1, "at least one model")).default(["gpt-4o-mini"]),
+  // The names the app may send as `aiProvider` (labels of the one endpoint above, for example a gateway
+  // that routes several vendors), the first the default; another: 400 unknown_provider.
+  ASSISTANT_PROVIDERS: commaList.pipe(z.array(z.string().max(50)).min(1, "at least one provider")).default(["openai"]),
+  // How long the provider may take to answer a try (to its response headers), and to send the next
+  // piece of a streamed answer: past it the try fails (retried before the stream starts) or the answer
+  // ends incomplete.
+  ASSISTANT_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(30_000),
 });
 
 const configSchema = configShape.superRefine((config, ctx) => {

@@ -1,13 +1,48 @@
-// The chat-with-assistant function: the common rules (app-functions/app.ts) with its request checked,
-// then 503 provider_not_configured: the AI provider's client is not part of the service yet.
+// The chat-with-assistant function: the common rules (app-functions/app.ts), then the person's message
+// as a turn of the assistant (_shared/chat/assistant.ts), answered as Server-Sent Events. The
+// assistant's tools are the public MCP surface's, which lives with the API and is handed in here.
+import { chooseModel, chooseProvider, providerClient } from "../_shared/ai/provider.ts";
 import { createFunctionApp } from "../_shared/app-functions/app.ts";
+import { answerTurn } from "../_shared/chat/assistant.ts";
+import type { PublicToolSurface } from "../_shared/chat/assistant-tools.ts";
 import type { AppServices } from "../_shared/http/context.ts";
-import { chatRoute } from "./routes.ts";
+import { runsInCallTransaction } from "../_shared/mcp/tools.ts";
+import { CONFIRMATION_LINK_TOOLS, isPublicTool, publicToolServer, publicTools } from "../api/mcp/public/tools.ts";
+import { chatRoute, originOf } from "./routes.ts";
+
+const PUBLIC_TOOLS: PublicToolSurface = {
+  server: publicToolServer,
+  runsInCallTransaction: (name, args) => runsInCallTransaction(isPublicTool(name) ? publicTools[name] : undefined, args),
+  linkTools: CONFIRMATION_LINK_TOOLS,
+};
 
 export function createChatWithAssistantApp(services: AppServices) {
+  const { config } = services;
+  const client = providerClient(config);
+  const resource = `${config.PUBLIC_API_ROOT}/functions/v1/${chatRoute.path.slice(1)}`;
   return createFunctionApp(services, {
     route: chatRoute,
-    ratePerMinute: (config) => config.CHAT_WITH_ASSISTANT_RATE_LIMIT_PER_MINUTE,
-    missingProvider: () => "No AI provider is configured for chat-with-assistant.",
+    ratePerMinute: () => config.CHAT_WITH_ASSISTANT_RATE_LIMIT_PER_MINUTE,
+    missingProvider: () => client ? undefined
+      : "No AI provider is configured for chat-with-assistant: set ASSISTANT_API_KEY (and ASSISTANT_BASE_URL for a provider other than OpenAI).",
+    handle: async ({ body, context, signal }) => {
+      chooseProvider(config, body.aiProvider);
+      const image = body.imageData ? body.textContent : undefined;
+      // missingProvider answered 503 without a client.
+      return await answerTurn(
+        { client: client!, tools: PUBLIC_TOOLS, resource },
+        context,
+        {
+          roomId: body.roomId,
+          messageId: body.messageId,
+          text: image ? body.message : (body.textContent ?? body.message),
+          image,
+          origin: originOf(body),
+          model: chooseModel(config, body.model),
+          useTools: body.useMCP === true,
+        },
+        signal,
+      );
+    },
   });
 }

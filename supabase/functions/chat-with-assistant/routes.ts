@@ -1,26 +1,103 @@
-// chat-with-assistant (SPEC 4.8): the request as SPEC names its fields; the answer streams as
-// Server-Sent Events (SPEC 6.3).
+// chat-with-assistant (SPEC 4.8): the request as SPEC names its fields, with its caps
+// (_shared/chat/limits.ts); the answer streams as Server-Sent Events (SPEC 6.3).
+//
+// SPEC gives audioData and imageData as booleans: they say where the message came from. A voice
+// message is transcribed first (transcribe-audio, same roomId and messageId) and sent here as text;
+// an image travels in `textContent` as a data URL, since no other field can carry it.
 import { z } from "@hono/zod-openapi";
 import { functionRoute } from "../_shared/app-functions/routes.ts";
+import { APPROVAL_REPLIES, CHAT_LIMITS, CONFIRMATION_MINUTES, IMAGE_TYPES } from "../_shared/chat/limits.ts";
 import { ClientId } from "../_shared/chat/schemas.ts";
 
+const IMAGE_DATA_URL = new RegExp(`^data:(${IMAGE_TYPES.join("|").replaceAll("/", "\\/")});base64,([A-Za-z0-9+/]*={0,2})$`);
+/** The longest data URL of an image within the cap. */
+const IMAGE_DATA_URL_CHARS = "data:image/jpeg;base64,".length + Math.ceil(CHAT_LIMITS.imageBytes / 3) * 4;
+
+/** What the first bytes of each image type are. */
+const SIGNATURES: Record<(typeof IMAGE_TYPES)[number], (head: string) => boolean> = {
+  "image/png": (head) => head.startsWith("\x89PNG\r\n\x1a\n"),
+  "image/jpeg": (head) => head.startsWith("\xff\xd8\xff"),
+  "image/gif": (head) => head.startsWith("GIF87a") || head.startsWith("GIF89a"),
+  "image/webp": (head) => head.startsWith("RIFF") && head.slice(8, 12) === "WEBP",
+};
+
+/** Why `dataUrl` is not an image the model can be sent, or undefined when it is one. */
+function imageProblem(dataUrl: string): { code: string; message: string } | undefined {
+  const match = IMAGE_DATA_URL.exec(dataUrl);
+  if (!match || match[2]!.length % 4 !== 0) {
+    return { code: "invalid_image", message: `an image is sent as a base64 data URL of ${IMAGE_TYPES.join(", ")}` };
+  }
+  const [, type, base64] = match as unknown as [string, (typeof IMAGE_TYPES)[number], string];
+  const bytes = (base64.length / 4) * 3 - (base64.endsWith("==") ? 2 : base64.endsWith("=") ? 1 : 0);
+  if (bytes > CHAT_LIMITS.imageBytes) return { code: "image_too_large", message: `the image is larger than ${CHAT_LIMITS.imageBytes} bytes` };
+  if (!SIGNATURES[type](atob(base64.slice(0, 16)))) return { code: "invalid_image", message: `the data is not a ${type} image` };
+  return undefined;
+}
+
 export const ChatRequestSchema = z.object({
-  roomId: ClientId,
-  message: z.string().min(1).max(8000),
-  messageId: ClientId,
-  model: z.string().min(1).max(100).optional(),
-  useMCP: z.boolean().optional(),
-  aiProvider: z.string().min(1).max(50).optional(),
-  audioData: z.boolean().optional(),
-  imageData: z.boolean().optional(),
-  textContent: z.string().max(100_000).optional(),
-  originalType: z.enum(["text", "audio", "image"]).optional(),
-}).strict().openapi("ChatRequest");
+  roomId: ClientId.describe("The chat room, yours: created on first use"),
+  message: z.string().min(1).max(CHAT_LIMITS.messageChars).describe("What the person wrote or said"),
+  messageId: ClientId.describe("The app's id of this message: sending it again answers the stored answer, the model is not asked twice"),
+  model: z.string().min(1).max(200).optional().describe("One of the service's models (ASSISTANT_MODELS); default the first. Another: 400 unknown_model"),
+  useMCP: z.boolean().optional().describe("Let the assistant use the service's public MCP tools as you"),
+  aiProvider: z.string().min(1).max(50).optional().describe("One of the service's provider names (ASSISTANT_PROVIDERS); another: 400 unknown_provider"),
+  audioData: z.boolean().optional().describe("The message came from a voice recording (transcribed by transcribe-audio): `message` is its text"),
+  imageData: z.boolean().optional().describe(`The message carries an image: \`textContent\` is it, as a data URL (${IMAGE_TYPES.join(", ")}, ` +
+    `at most ${CHAT_LIMITS.imageBytes} bytes), sent to the model with \`message\``),
+  textContent: z.string().max(IMAGE_DATA_URL_CHARS).optional().describe(`What the model reads instead of \`message\` (a transcription, ` +
+    `a pasted text: at most ${CHAT_LIMITS.textContentChars} characters), or the image when \`imageData\``),
+  originalType: z.enum(["text", "audio", "image"]).optional().describe("How the person sent it; default from audioData and imageData, else text"),
+}).strict().superRefine((body, ctx) => {
+  const problem = (path: string, code: string, message: string) => ctx.addIssue({ code: "custom", path: [path], message, params: { code } });
+  const origin = originOf(body);
+  if ((body.imageData && origin !== "image") || (body.audioData && origin !== "audio") || (origin === "image" && !body.imageData)) {
+    problem("originalType", "conflicting_origin", "audioData, imageData and originalType name different origins (an image message needs imageData)");
+  } else if (body.imageData) {
+    const image = body.textContent === undefined ? { code: "image_required", message: "imageData needs the image in textContent" } : imageProblem(body.textContent);
+    if (image) problem("textContent", image.code, image.message);
+  } else if ((body.textContent?.length ?? 0) > CHAT_LIMITS.textContentChars) {
+    problem("textContent", "validation_failed", `at most ${CHAT_LIMITS.textContentChars} characters`);
+  }
+}).openapi("ChatRequest");
+
+export type ChatRequest = z.infer<typeof ChatRequestSchema>;
+
+/** Where the message came from: originalType, else the flags. */
+export function originOf(body: Pick<ChatRequest, "originalType" | "audioData" | "imageData">): "text" | "audio" | "image" {
+  return body.originalType ?? (body.imageData ? "image" : body.audioData ? "audio" : "text");
+}
+
+const DESCRIPTION = `Stores the message in your room and streams the assistant's answer as Server-Sent Events
+(\`text/event-stream\`): each event is \`event: <type>\` and one \`data:\` line of JSON.
+
+| event | data |
+|---|---|
+| \`message.start\` | \`{ session_id, messageId, answerId, model, replayed }\` |
+| \`message.delta\` | \`{ text }\`: the next piece of the answer |
+| \`tool.call\` | \`{ id, name, arguments, approved? }\`: a tool the model called (\`useMCP\`) |
+| \`tool.result\` | \`{ id, name, status: ok \\| error, result \\| error }\` |
+| \`confirmation.link\` | \`{ id, name, title, confirmationId, kind, url, expiresAt, action }\`: a wallet or money action, as the single-use link for you to open |
+| \`confirmation.required\` | \`{ id, name, title, arguments, destructive, reply }\`: a write the model asked for, not run; reply "${APPROVAL_REPLIES[0]}" in your next message to run exactly this |
+| \`error\` | \`{ code, message }\`: the answer could not be finished |
+| \`done\` | \`{ success, message, tool_results, session_id, status, replayed, error?, code? }\`, last |
+
+The same \`messageId\` again answers the stored answer as a short replay (\`message.start\`, one \`message.delta\`, \`done\`
+with \`replayed: true\`); the model is not asked twice. A client that disconnects ends the provider's request and the
+answer is stored as incomplete. Before the stream starts, the provider is tried three times (backoff, its Retry-After
+up to 4 s): when it stays unavailable the answer is the error body, 503 \`provider_unavailable\` (with its Retry-After)
+or 502 \`provider_error\`, and the same \`messageId\` may be sent again.
+
+Tools: reads run and wallet and money actions answer a confirmation link; any other write is asked about
+(\`confirmation.required\`) and runs only when your next message in the room is ${APPROVAL_REPLIES.map((r) => `"${r}"`).join(", ")}
+(within ${CONFIRMATION_MINUTES} minutes); any other message declines it. Caps: \`message\` ${CHAT_LIMITS.messageChars} characters,
+\`textContent\` ${CHAT_LIMITS.textContentChars}, an image ${CHAT_LIMITS.imageBytes} bytes, the room's last ${CHAT_LIMITS.historyMessages}
+messages up to ${CHAT_LIMITS.historyChars} characters as context, ${CHAT_LIMITS.toolRounds} tool rounds of at most ${CHAT_LIMITS.toolCallsPerRound}
+calls, tool results cut at ${CHAT_LIMITS.toolResultChars} characters. Rate limited per person (CHAT_WITH_ASSISTANT_RATE_LIMIT_PER_MINUTE, 20 by default).`;
 
 export const chatRoute = functionRoute({
   name: "chat-with-assistant",
   summary: "Chat with the assistant",
-  description: "Stores the message in the room and streams the assistant's answer as Server-Sent Events.",
+  description: DESCRIPTION,
   body: ChatRequestSchema,
   bodyRequired: true,
   response: { description: "The answer, as Server-Sent Events", content: { "text/event-stream": { schema: z.string() } } },

@@ -6,9 +6,10 @@
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { FunctionRoute } from "../../_shared/app-functions/routes.ts";
 import type { AppEnv } from "../../_shared/http/context.ts";
+import { chatRoute } from "../../chat-with-assistant/routes.ts";
 import { discoverRoute } from "../../discover-mcp-capabilities/routes.ts";
 
-const DOCUMENTED_FUNCTIONS: readonly FunctionRoute[] = [discoverRoute];
+const DOCUMENTED_FUNCTIONS: readonly FunctionRoute[] = [chatRoute, discoverRoute];
 
 export function registerAppFunctions(app: OpenAPIHono<AppEnv>, publicApiRoot: string) {
   const appUrl = new URL(publicApiRoot).origin;

@@ -150,6 +150,11 @@ export const publicTools = {
 export type PublicTools = typeof publicTools;
 export type PublicToolName = keyof PublicTools;
 
+/** The tools that only make a confirmation link (nothing changes until the person approves it). */
+export const CONFIRMATION_LINK_TOOLS: ReadonlySet<string> = new Set(
+  Object.values(publicOnly).filter((tool) => tool.output === CreatedConfirmationSchema).map((tool) => tool.name),
+);
+
 /** The scopes each public tool needs: its operation's (all of them, or any one for get_confirmation_status). */
 export const PUBLIC_TOOL_SCOPES = Object.fromEntries(
   Object.entries(publicTools).map(([name, tool]) => [name, tool.operation.scopes ?? []]),

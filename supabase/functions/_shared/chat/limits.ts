@@ -1,0 +1,32 @@
+// The assistant's caps, in one place: the request schema, the answer loop and the documentation read
+// them from here (this module imports nothing, so the API's OpenAPI document can name them too).
+
+export const CHAT_LIMITS = {
+  /** `message`: what the person wrote (or said). */
+  messageChars: 8000,
+  /** `textContent` when it is text (a transcription, a pasted document): what the model reads instead of `message`. */
+  textContentChars: 100_000,
+  /** An image sent with a message (`imageData`), decoded: 512 KiB, inside the 1 MiB body limit once in base64. */
+  imageBytes: 512 * 1024,
+  /** The room's earlier messages the model reads: the newest this many... */
+  historyMessages: 20,
+  /** ...and, newest first, at most this many characters of them. */
+  historyChars: 60_000,
+  /** Rounds of tool calls in one answer; after the last, the model must answer in words. */
+  toolRounds: 5,
+  /** Tool calls run in one round; more are answered "skipped". */
+  toolCallsPerRound: 8,
+  /** A tool result as the model and the app get it: longer results are cut to this many characters. */
+  toolResultChars: 16_000,
+  /** An answer's stored text (chat.messages.content holds 200,000). */
+  answerChars: 200_000,
+} as const;
+
+/** Images the model is sent, by the media type a data URL names. */
+export const IMAGE_TYPES = ["image/png", "image/jpeg", "image/webp", "image/gif"] as const;
+
+/** What a person replies to run the writes the assistant asked them to confirm (any other reply declines). */
+export const APPROVAL_REPLIES = ["yes", "y", "yes please", "confirm", "ok", "okay"] as const;
+
+/** How long such a question stays answerable (chat.settle_confirmations). */
+export const CONFIRMATION_MINUTES = 15;
