@@ -183,7 +183,8 @@ async function problemsOf(request: FuzzRequest): Promise<string> {
 describe(`every operation of the OpenAPI document (seed ${SEED}, ${RUNS} requests each)`, () => {
   it("has operations to fuzz, the app-backend functions' among them", () => {
     expect(operations.length).toBeGreaterThan(0);
-    expect(operations.filter((o) => o.sessionOnly).map((o) => `${o.method} ${o.path}`)).toContain("POST /functions/v1/discover-mcp-capabilities");
+    expect(operations.filter((o) => o.sessionOnly).map((o) => `${o.method} ${o.path}`).sort())
+      .toEqual(["GET /auth/v1/user", "POST /auth/v1/logout", "POST /functions/v1/discover-mcp-capabilities"]);
   });
 
   for (const operation of operations) {
