@@ -1,11 +1,16 @@
 // What the chat-with-assistant suites share: the functions world with the OpenAI stand-in as the
 // assistant's provider and the service's tools registered, the gateway served over real HTTP (the
 // answer streamed as it is written, a client that closes its connection aborting the request, as
-// Deno.serve does), and a reader of Server-Sent Events.
+// Deno.serve does) with the local auth server, so supabase-js signs in by e-mail code, and a reader
+// of Server-Sent Events.
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
+import type { SupabaseClient } from "@supabase/supabase-js";
 import { expect } from "vitest";
+import { type MailSink, startMailSink } from "../../scripts/lib/mail-sink.ts";
 import { type OpenAIStandIn, startOpenAIStandIn } from "../../scripts/lib/openai-stand-in.ts";
+import { generateLocalAuthSigningKey } from "../../supabase/functions/_shared/app-auth/signing-key.ts";
+import { codeMailedTo, newAddress, supabaseClient } from "../auth/local-auth-fixtures.ts";
 import type { UserWithKey } from "../setup/test-context.ts";
 import { type FunctionsWorld, startFunctionsWorld } from "./function-fixtures.ts";
 
@@ -87,6 +92,8 @@ export interface ChatWorld {
   url: string;
   /** A new person and their app session token. */
   person(): Promise<{ user: UserWithKey; token: string }>;
+  /** supabase-js, as the app creates it, signed in by e-mail code as a new person. */
+  signedInApp(): Promise<SupabaseClient>;
   /** POSTs to chat-with-assistant over HTTP. */
   chat(token: string, body: Record<string, unknown>, signal?: AbortSignal): Promise<Response>;
   /** Sends the message and reads the whole answer. */
@@ -100,7 +107,11 @@ export const newMessageId = () => `m-${process.pid}-${++messages}-${Math.random(
 
 export async function startChatWorld(env: Record<string, string> = {}): Promise<ChatWorld> {
   const standIn = await startOpenAIStandIn();
+  const mail: MailSink = await startMailSink();
   const world = await startFunctionsWorld({
+    LOCAL_AUTH_ENABLED: "true",
+    LOCAL_AUTH_SIGNING_KEY: await generateLocalAuthSigningKey(),
+    SMTP_URL: mail.url,
     ASSISTANT_BASE_URL: `${standIn.url}/v1`,
     ASSISTANT_API_KEY: standIn.apiKey,
     ASSISTANT_MODELS: "gpt-4o-mini,gpt-4.1-mini",
@@ -128,12 +139,21 @@ export async function startChatWorld(env: Record<string, string> = {}): Promise<
     standIn,
     url: served.url,
     person,
+    async signedInApp() {
+      const supabase = supabaseClient({ url: served.url });
+      const email = newAddress("chat");
+      const sent = mail.mails.length;
+      expect((await supabase.auth.signInWithOtp({ email })).error).toBeNull();
+      expect((await supabase.auth.verifyOtp({ email, token: await codeMailedTo(mail, email, sent), type: "email" })).error).toBeNull();
+      return supabase;
+    },
     chat,
     ask: async (token, body) => readEvents(await chat(token, body)),
     async close() {
       await served.close();
       await world.close();
       await standIn.close();
+      await mail.close();
     },
   };
 }

@@ -1,12 +1,11 @@
-// chat-with-assistant answering a person: the answer streamed as Server-Sent Events to supabase-js's
-// functions.invoke (which hands back the raw Response), both messages stored in the person's room,
+// chat-with-assistant answering a person: the answer streamed as Server-Sent Events to supabase-js
+// signed in by e-mail code (functions.invoke hands back the raw Response), both messages stored in the person's room,
 // the room's conversation sent to the model with the next message, a retried messageId answered
 // from storage without asking the model again, messages that came from a voice recording or with an
 // image, and the request's own refusals (model, provider, caps).
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { expectErrorBody } from "../setup/test-context.ts";
 import { type ChatWorld, finalOf, newMessageId, readEvents, startChatWorld, textOf, typesOf } from "./chat-fixtures.ts";
-import { appClient } from "./function-fixtures.ts";
 
 let chat: ChatWorld;
 beforeAll(async () => {
@@ -24,15 +23,12 @@ const stored = (roomId: string) => chat.world.t.owner<{ message_id: string; role
 
 describe("a streamed answer", () => {
   it("reaches supabase-js as the raw event stream, piece by piece, and ends with SPEC's fields", async () => {
-    const { token } = await chat.person();
+    const supabase = await chat.signedInApp();
     const text = "Two events tonight: the Lisbon meetup and a gallery opening.";
     chat.standIn.scriptChat({ text, stream: { chunkSize: 5 } });
-    const supabase = appClient(chat.url);
     const messageId = newMessageId();
-    const { data, error } = await supabase.functions.invoke("chat-with-assistant", {
-      body: { roomId: "room-a", messageId, message: "What is on tonight?" },
-      headers: { Authorization: `Bearer ${token}` },
-    });
+    // The client sends its session's token itself.
+    const { data, error } = await supabase.functions.invoke("chat-with-assistant", { body: { roomId: "room-a", messageId, message: "What is on tonight?" } });
     expect(error).toBeNull();
     expect(data).toBeInstanceOf(Response);
     const response = data as Response;

@@ -10,7 +10,10 @@ import { loadConfig } from "../../supabase/functions/_shared/config.ts";
 import { PUBLIC_SERVER_INFO, publicTools } from "../../supabase/functions/api/mcp/public/tools.ts";
 import { serveOverHttp } from "../mcp/oauth-fixtures.ts";
 import { expectErrorBody, PRODUCTION_REQUIREMENTS, type UserWithKey } from "../setup/test-context.ts";
-import { appClient, type FunctionsWorld, startFunctionsWorld, startMcpServer } from "./function-fixtures.ts";
+import { type MailSink, startMailSink } from "../../scripts/lib/mail-sink.ts";
+import { generateLocalAuthSigningKey } from "../../supabase/functions/_shared/app-auth/signing-key.ts";
+import { codeMailedTo, newAddress, supabaseClient } from "../auth/local-auth-fixtures.ts";
+import { type FunctionsWorld, startFunctionsWorld, startMcpServer } from "./function-fixtures.ts";
 
 const WEATHER_KEY = "weather-api-key-never-shown-0123456789";
 const TIMEOUT_MS = 300;
@@ -46,6 +49,7 @@ async function closedPortUrl(): Promise<string> {
 let weather: Awaited<ReturnType<typeof startMcpServer>>;
 let tides: Awaited<ReturnType<typeof startMcpServer>>;
 let silent: Awaited<ReturnType<typeof silentPort>>;
+let mail: MailSink;
 let world: FunctionsWorld;
 let user: UserWithKey;
 let token: string;
@@ -57,7 +61,12 @@ beforeAll(async () => {
   ], WEATHER_KEY);
   tides = await startMcpServer([{ name: "get_tides", description: "Tides at a port" }], WEATHER_KEY, { busyOnce: 1 });
   silent = await silentPort();
+  mail = await startMailSink();
   world = await startFunctionsWorld({
+    // The local Supabase Auth stand-in, so that supabase-js signs in by e-mail code.
+    LOCAL_AUTH_ENABLED: "true",
+    LOCAL_AUTH_SIGNING_KEY: await generateLocalAuthSigningKey(),
+    SMTP_URL: mail.url,
     ASSISTANT_MCP_TIMEOUT_MS: String(TIMEOUT_MS),
     ASSISTANT_MCP_SERVERS: JSON.stringify([
       { name: "weather", url: `${weather.url}?region=eu`, headers: { authorization: `Bearer ${WEATHER_KEY}` } },
@@ -74,6 +83,7 @@ afterAll(async () => {
   await weather.close();
   await tides.close();
   await silent.close();
+  await mail.close();
 });
 
 const SERVICE_TOOLS = Object.keys(publicTools).length;
@@ -131,13 +141,19 @@ describe("discover-mcp-capabilities", () => {
     );
   });
 
-  it("is what supabase-js's functions.invoke gets over HTTP, an error body without a session", async () => {
+  it("is what supabase-js's functions.invoke gets over HTTP, signed in by e-mail code, and an error body without a session", async () => {
     const { root, close } = await serveOverHttp(() => ({ fetch: world.fetch }));
     try {
-      const supabase = appClient(root);
-      const { data, error } = await supabase.functions.invoke("discover-mcp-capabilities", { headers: { Authorization: `Bearer ${token}` } });
+      const supabase = supabaseClient({ url: root });
+      const email = newAddress("discover");
+      const sent = mail.mails.length;
+      expect((await supabase.auth.signInWithOtp({ email })).error).toBeNull();
+      expect((await supabase.auth.verifyOtp({ email, token: await codeMailedTo(mail, email, sent), type: "email" })).error).toBeNull();
+      // The client sends its session's token itself.
+      const { data, error } = await supabase.functions.invoke("discover-mcp-capabilities");
       expect(error).toBeNull();
       expect(data).toMatchObject({ success: true, total_discovered: first.total_discovered, new_capabilities: 0 });
+      await supabase.auth.signOut();
 
       // supabase-js sends its anon key as the bearer token when no session is given: not an app session.
       const refused = await supabase.functions.invoke("discover-mcp-capabilities", { body: {} });

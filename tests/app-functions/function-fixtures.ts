@@ -5,7 +5,6 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { createMcpHandler, McpServer } from "@modelcontextprotocol/server";
-import { createClient, type SupabaseClient } from "@supabase/supabase-js";
 import { SignJWT } from "jose";
 import { z } from "zod";
 import { createFunctions, createGateway } from "../../scripts/gateway.ts";
@@ -100,22 +99,4 @@ export async function startMcpServer(tools: Array<{ name: string; description: s
     return handler.fetch(request);
   });
   return { ...served, url: `${served.url}/mcp`, requestTimes: () => [...requestTimes] };
-}
-
-/**
- * Node 20 has no WebSocket, and supabase-js's realtime client wants one when the client is created.
- * These tests open no realtime channel, so its transport is one that refuses to be used.
- */
-class NoRealtime {
-  constructor() {
-    throw new Error("realtime is not used by the app-function tests");
-  }
-}
-
-/** supabase-js as the check-in app creates it: the project URL and its anon key, no stored session. */
-export function appClient(projectUrl: string): SupabaseClient {
-  return createClient(projectUrl, "the-project-anon-key", {
-    auth: { persistSession: false, autoRefreshToken: false },
-    realtime: { transport: NoRealtime as never },
-  });
 }

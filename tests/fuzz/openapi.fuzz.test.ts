@@ -189,7 +189,8 @@ async function problemsOf(request: FuzzRequest): Promise<string> {
 describe(`every operation of the OpenAPI document (seed ${SEED}, ${RUNS} requests each)`, () => {
   it("has operations to fuzz, the app-backend functions' among them", () => {
     expect(operations.length).toBeGreaterThan(0);
-    expect(operations.filter((o) => o.sessionOnly).map((o) => `${o.method} ${o.path}`)).toEqual(["POST /functions/v1/discover-mcp-capabilities"]);
+    expect(operations.filter((o) => o.sessionOnly).map((o) => `${o.method} ${o.path}`).sort())
+      .toEqual(["GET /auth/v1/user", "POST /auth/v1/logout", "POST /functions/v1/chat-with-assistant", "POST /functions/v1/discover-mcp-capabilities"]);
   });
 
   for (const operation of operations) {
