@@ -55,7 +55,7 @@ export const finalOf = (events: ChatEvent[]) => {
 };
 
 /** A fetch handler served on a port: the response streamed as written; a closed connection aborts the request. */
-export async function serveStreaming(handle: (request: Request) => Promise<Response>): Promise<{ url: string; close(): Promise<void> }> {
+async function serveStreaming(handle: (request: Request) => Promise<Response>): Promise<{ url: string; close(): Promise<void> }> {
   const server = createServer(async (req, res) => {
     const gone = new AbortController();
     res.on("close", () => {
@@ -88,8 +88,6 @@ export async function serveStreaming(handle: (request: Request) => Promise<Respo
 export interface ChatWorld {
   world: FunctionsWorld;
   standIn: OpenAIStandIn;
-  /** The gateway over HTTP: /functions/v1/<name>. */
-  url: string;
   /** A new person and their app session token. */
   person(): Promise<{ user: UserWithKey; token: string }>;
   /** supabase-js, as the app creates it, signed in by e-mail code as a new person. */
@@ -137,7 +135,6 @@ export async function startChatWorld(env: Record<string, string> = {}): Promise<
   return {
     world,
     standIn,
-    url: served.url,
     person,
     async signedInApp() {
       const supabase = supabaseClient({ url: served.url });

@@ -6,7 +6,7 @@
 import { createServer } from "node:net";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { expectErrorBody } from "../setup/test-context.ts";
-import { type ChatWorld, eventsOf, finalOf, newMessageId, readEvents, startChatWorld, textOf, typesOf } from "./chat-fixtures.ts";
+import { type ChatWorld, eventsOf, finalOf, newMessageId, startChatWorld, typesOf } from "./chat-fixtures.ts";
 
 let chat: ChatWorld;
 beforeAll(async () => {
@@ -54,6 +54,25 @@ describe("before the stream starts", () => {
     chat.standIn.scriptChat({ text: "Back again." });
     expect(finalOf(await chat.ask(token, body))).toMatchObject({ success: true, message: "Back again." });
     expect(chat.standIn.requests).toHaveLength(2);
+  });
+
+  it("stops waiting to try again as soon as the client goes away, and keeps no answer", async () => {
+    const { user, token } = await chat.person();
+    const messageId = newMessageId();
+    chat.standIn.scriptChat({ error: { status: 429, retryAfterSeconds: 3 } });
+    const disconnect = new AbortController();
+    const asked = chat.chat(token, { roomId: "room-p8", messageId, message: "hi" }, disconnect.signal);
+    await expect.poll(() => chat.standIn.requests.length).toBe(1);
+    disconnect.abort();
+    await expect(asked).rejects.toThrow();
+
+    // The abandoned claim is deleted at once, not after the 3 s the provider asked for.
+    const abandoned = Date.now();
+    await expect.poll(() => chat.world.t.owner`select 1 from chat.messages where owner_id = ${user.id} and role = 'user'`).toHaveLength(1);
+    await expect.poll(() => answerOf(chat, user.id, messageId), { timeout: 1000 }).toBeUndefined();
+    expect(Date.now() - abandoned).toBeLessThan(1000);
+    await new Promise((resolve) => setTimeout(resolve, 3200));
+    expect(chat.standIn.requests).toHaveLength(1);
   });
 
   it("answers 503 provider_unavailable when the provider stays down after three tries", async () => {

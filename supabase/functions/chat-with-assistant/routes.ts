@@ -43,10 +43,10 @@ export const ChatRequestSchema = z.object({
   aiProvider: z.string().min(1).max(50).optional().describe("One of the service's provider names (ASSISTANT_PROVIDERS); another: 400 unknown_provider"),
   audioData: z.boolean().optional().describe("The message came from a voice recording (transcribed by transcribe-audio): `message` is its text"),
   imageData: z.boolean().optional().describe(`The message carries an image: \`textContent\` is it, as a data URL (${IMAGE_TYPES.join(", ")}, ` +
-    `at most ${CHAT_LIMITS.imageBytes} bytes), sent to the model with \`message\``),
+    `at most ${CHAT_LIMITS.imageBytes} bytes; 400 invalid_image, image_too_large, image_required), sent to the model with \`message\``),
   textContent: z.string().max(IMAGE_DATA_URL_CHARS).optional().describe(`What the model reads instead of \`message\` (a transcription, ` +
     `a pasted text: at most ${CHAT_LIMITS.textContentChars} characters), or the image when \`imageData\``),
-  originalType: z.enum(["text", "audio", "image"]).optional().describe("How the person sent it; default from audioData and imageData, else text"),
+  originalType: z.enum(["text", "audio", "image"]).optional().describe("How the person sent it; default from audioData and imageData, else text. Flags that disagree: 400 conflicting_origin"),
 }).strict().superRefine((body, ctx) => {
   const problem = (path: string, code: string, message: string) => ctx.addIssue({ code: "custom", path: [path], message, params: { code } });
   const origin = originOf(body);
@@ -92,7 +92,7 @@ Tools: reads run and wallet and money actions answer a confirmation link; any ot
 (within ${CONFIRMATION_MINUTES} minutes); any other message declines it. Caps: \`message\` ${CHAT_LIMITS.messageChars} characters,
 \`textContent\` ${CHAT_LIMITS.textContentChars}, an image ${CHAT_LIMITS.imageBytes} bytes, the room's last ${CHAT_LIMITS.historyMessages}
 messages up to ${CHAT_LIMITS.historyChars} characters as context, ${CHAT_LIMITS.toolRounds} tool rounds of at most ${CHAT_LIMITS.toolCallsPerRound}
-calls, tool results cut at ${CHAT_LIMITS.toolResultChars} characters. Rate limited per person (CHAT_WITH_ASSISTANT_RATE_LIMIT_PER_MINUTE, 20 by default).`;
+calls, tool results cut at ${CHAT_LIMITS.toolResultChars} characters for the model (shown as \`{ clipped, characters }\`). Rate limited per person (CHAT_WITH_ASSISTANT_RATE_LIMIT_PER_MINUTE, 20 by default).`;
 
 export const chatRoute = functionRoute({
   name: "chat-with-assistant",

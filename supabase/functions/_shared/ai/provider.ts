@@ -55,18 +55,18 @@ export function providerFailure(error: InstanceType<typeof OpenAI.APIError>): Ap
     return new ApiError(503, "provider_unavailable", "The AI provider is unavailable; try again shortly.",
       error.status === undefined ? undefined : { providerStatus: error.status }, seconds === undefined ? undefined : { "Retry-After": String(seconds) });
   }
-  return new ApiError(502, "provider_error", `The AI provider refused the request (HTTP ${error.status ?? "none"}).`,
-    error.status === undefined ? undefined : { providerStatus: error.status });
+  if (error.status === undefined) return new ApiError(502, "provider_error", "The AI provider's answer could not be read.");
+  return new ApiError(502, "provider_error", `The AI provider refused the request (HTTP ${error.status}).`, { providerStatus: error.status });
 }
 
-/** Opens a streamed completion, trying again as the header says; throws the last failure as it was. */
+/** Opens a streamed completion, with the tries of RETRY_POLICY; throws the last failure as it was. */
 export function openCompletionStream(
   client: OpenAI,
   params: Omit<ChatCompletionCreateParamsStreaming, "stream">,
   signal: AbortSignal,
 ): Promise<Stream<ChatCompletionChunk>> {
   return withRetries(
-    () => client.chat.completions.create({ ...params, stream: true, stream_options: { include_usage: true } }, { signal }),
+    () => client.chat.completions.create({ ...params, stream: true }, { signal }),
     RETRY_POLICY,
     { transient, signal },
   );

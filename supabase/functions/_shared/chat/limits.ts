@@ -16,7 +16,7 @@ export const CHAT_LIMITS = {
   toolRounds: 5,
   /** Tool calls run in one round; more are answered "skipped". */
   toolCallsPerRound: 8,
-  /** A tool result as the model and the app get it: longer results are cut to this many characters. */
+  /** A tool result's JSON: a longer one reaches the model cut here, and the app and storage as a note of its size. */
   toolResultChars: 16_000,
   /** An answer's stored text (chat.messages.content holds 200,000). */
   answerChars: 200_000,
