@@ -3,8 +3,11 @@
 // then the whole text decoded, strictly (400 invalid_base64): one copy of the audio in memory.
 import { ApiError } from "../_shared/http/errors.ts";
 
-/** SPEC 8: up to 25 MB of audio, OpenAI's own limit on a transcription upload. */
-export const MAX_AUDIO_BYTES = 25 * 1024 * 1024;
+/**
+ * SPEC 8: up to 25 MB of audio. Decimal megabytes: OpenAI's limit (26,214,400 bytes) is on the whole
+ * upload, multipart framing included, so audio of exactly 25 MiB would be refused by the provider.
+ */
+export const MAX_AUDIO_BYTES = 25_000_000;
 /** The longest base64 text of MAX_AUDIO_BYTES. */
 export const MAX_AUDIO_BASE64_CHARS = Math.ceil(MAX_AUDIO_BYTES / 3) * 4;
 
