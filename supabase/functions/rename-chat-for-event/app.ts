@@ -53,7 +53,8 @@ async function proposedName(client: OpenAI, model: string, event: EventOfRoom, s
       }, { signal }), signal);
     return cleanRoomName(completion.choices[0]?.message.content ?? "");
   } catch (error) {
-    console.warn(`rename-chat-for-event: the provider failed, the room is named after its event: ${(error as Error).name}`);
+    const status = (error as { status?: number }).status;
+    console.warn(`rename-chat-for-event: the provider failed (${status ? `HTTP ${status}` : (error as Error).name}); the room is named after its event.`);
     return "";
   }
 }

@@ -10,7 +10,7 @@ const LABEL = /^(chat |room )?(name|title)\s*:\s*/i;
 
 export function cleanRoomName(proposed: string): string {
   const firstLine = proposed.split(/\r?\n/).map((line) => line.trim()).find((line) => line !== "") ?? "";
-  const plain = firstLine.replace(MARKDOWN, "").replace(/^\s*([-+]|\d+[.)])\s+/, "").replace(QUOTES, "")
+  const plain = firstLine.replace(MARKDOWN, "").replace(/^\s*([-+]|\d+[.)])\s+/, "").replace(QUOTES, "").trim()
     .replace(LABEL, "").replace(/\s+/g, " ").trim().replace(/[.,;:!-]+$/, "").trim();
   return capped(plain);
 }
