@@ -1,7 +1,7 @@
 // transcribe-audio against the OpenAI stand-in with the real `openai` client: formats recognised from
 // their bytes and sent as files, the transcription stored on the person's own message only, the
 // 25 MB cap judged before decoding, strict base64, the provider's 429 retried, its outage answered
-// with a code, no provider configured; and the peak memory of one 25 MB call.
+// with a code, no provider configured; and the peak memory of one 25 MB call, measured.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { type OpenAIStandIn, startOpenAIStandIn } from "../../scripts/lib/openai-stand-in.ts";
 import { MAX_AUDIO_BYTES } from "../../supabase/functions/transcribe-audio/audio.ts";
@@ -143,7 +143,9 @@ describe("transcribe-audio", () => {
     }
   });
 
-  it("keeps the peak memory of a 25 MB transcription under 3× the audio", async () => {
+  // Measured, not asserted: memoryUsage() is the whole process's, the stand-in's copy of the upload and
+  // this test's own request body included, and it moves with the collector's timing.
+  it("transcribes 25 MB and reports the peak memory of the call", async () => {
     const audio = Buffer.alloc(MAX_AUDIO_BYTES, 0x55);
     SAMPLES.mp3.copy(audio);
     const body = JSON.stringify({ roomId: "voice-room", messageId: "big", audioData: audio.toString("base64") });
@@ -167,6 +169,5 @@ describe("transcribe-audio", () => {
     console.log(`transcribe-audio, 25 MB: peak growth rss ${mb(growth("rss"))}, heapUsed ${mb(growth("heapUsed"))}, ` +
       `arrayBuffers ${mb(growth("arrayBuffers"))} (before: rss ${mb(before.rss)}; the stand-in receiving the upload runs in this process too)`);
     expect(standIn.requests[0]!.form?.file?.size).toBe(MAX_AUDIO_BYTES);
-    expect(growth("rss")).toBeLessThan(3 * MAX_AUDIO_BYTES);
   }, 60_000);
 });

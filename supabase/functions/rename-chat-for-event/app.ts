@@ -64,7 +64,7 @@ export function createRenameChatForEventApp(services: AppServices) {
   return createFunctionApp(services, {
     route: renameRoute,
     ratePerMinute: (config) => config.RENAME_CHAT_FOR_EVENT_RATE_LIMIT_PER_MINUTE,
-    missingProvider,
+    missingProvider: missingProvider("rename-chat-for-event"),
     async handle({ body, context, signal }) {
       const event = await eventOfRoom(context, body.roomId, body);
       const name = await proposedName(client!, context.config.RENAME_CHAT_FOR_EVENT_MODEL, event, signal) || capped(event.title.trim());

@@ -20,7 +20,7 @@ export function createTranscribeAudioApp(services: AppServices) {
     route: transcribeRoute,
     ratePerMinute: (config) => config.TRANSCRIBE_AUDIO_RATE_LIMIT_PER_MINUTE,
     maxBodyBytes: MAX_AUDIO_BASE64_CHARS + BODY_BESIDES_AUDIO_BYTES,
-    missingProvider,
+    missingProvider: missingProvider("transcribe-audio"),
     async handle({ body, context, signal }) {
       const audio = decodeAudio(body.audioData);
       const file = await toFile(audio.bytes, `audio.${audio.format}`);

@@ -11,8 +11,9 @@ import { isTransientStatus, parseRetryAfter, type RetryPolicy, type Transient, w
 /** Three tries; a Retry-After over 4 s is not waited for (the failure is answered instead). */
 export const RETRY_POLICY: RetryPolicy = { attempts: 3, baseDelayMs: 250, maxDelayMs: 4000 };
 
-/** Why no provider can be called (for 503 provider_not_configured), or undefined when one can. */
-export const missingProvider = (config: Config) => config.ASSISTANT_API_KEY ? undefined : "Set ASSISTANT_API_KEY (and ASSISTANT_BASE_URL for a provider other than OpenAI).";
+/** Why function `name` cannot call the provider (for 503 provider_not_configured), or undefined when it can. */
+export const missingProvider = (name: string) => (config: Config) =>
+  config.ASSISTANT_API_KEY ? undefined : `No AI provider is configured for ${name}: set ASSISTANT_API_KEY (and ASSISTANT_BASE_URL for one other than OpenAI).`;
 
 /** The provider's client (build it once per app), or undefined without ASSISTANT_API_KEY. */
 export function providerClient(config: Config): OpenAI | undefined {
