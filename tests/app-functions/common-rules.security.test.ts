@@ -95,7 +95,7 @@ describe("per-person rate limits", () => {
   });
 });
 
-describe("functions whose provider is not configured (or not part of the service yet)", () => {
+describe("functions without a configured provider", () => {
   it.each(APP_FUNCTIONS.filter((name) => name !== "discover-mcp-capabilities"))("%s answers 503 provider_not_configured", async (name) => {
     const person = await world.t.userWithKey();
     const response = await world.post(name, VALID_BODIES[name], await world.sessionToken(person));

@@ -253,7 +253,8 @@ const configShape = z.object({
   // How long one try at an external server (connect and list its tools) may take; three tries at most.
   ASSISTANT_MCP_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(5000),
   // The assistant's model provider: any server speaking OpenAI's chat completions API, reached with
-  // the `openai` client. Unset key: chat-with-assistant answers 503 provider_not_configured. Never logged.
+  // the `openai` client. Unset key: chat-with-assistant, transcribe-audio and rename-chat-for-event answer 503
+  // provider_not_configured. Never logged.
   ASSISTANT_API_KEY: z.string().min(1).optional(),
   ASSISTANT_BASE_URL: z.string().url().default("https://api.openai.com/v1").transform((url) => url.replace(/\/+$/, "")),
   // The models the app may name in `model`, the first the default; another: 400 unknown_model.
@@ -265,6 +266,10 @@ const configShape = z.object({
   // piece of a streamed answer: past it the try fails (retried before the stream starts) or the answer
   // ends incomplete.
   ASSISTANT_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(30_000),
+  // The model transcribe-audio sends the audio to (OpenAI's audio transcriptions API).
+  TRANSCRIBE_AUDIO_MODEL: z.string().min(1).max(200).default("whisper-1"),
+  // The model rename-chat-for-event asks for a room's name (one short chat completion).
+  RENAME_CHAT_FOR_EVENT_MODEL: z.string().min(1).max(200).default("gpt-4o-mini"),
 });
 
 const configSchema = configShape.superRefine((config, ctx) => {

@@ -7,20 +7,25 @@ import { jsonContent } from "../_shared/http/openapi.ts";
 
 export const RenameRequestSchema = z.object({
   roomId: ClientId,
-  eventTitle: z.string().min(1).max(300).optional(),
-  context: z.string().max(4000).optional(),
+  eventTitle: z.string().trim().min(1).max(300).optional()
+    .describe("The event's title, for a room tied to no event (a room's own event's title comes first)"),
+  context: z.string().max(4000).optional().describe("What the event is about (default: the room's event's description)"),
 }).strict().openapi("RenameChatRequest");
 
 export const RenameAnswerSchema = z.object({
   success: z.literal(true),
   roomId: z.string(),
-  name: z.string(),
+  name: z.string().describe("The room's new name: at most 60 characters, plain text"),
 }).openapi("RenameChatResponse");
 
 export const renameRoute = functionRoute({
   name: "rename-chat-for-event",
   summary: "Name a chat room after an event",
-  description: "Names the room from the event's title and context.",
+  description: "Names your room `roomId` from its event's title and description (or `eventTitle` and `context`) with one short " +
+    "completion (RENAME_CHAT_FOR_EVENT_MODEL), cleaned of quotes and markdown and capped at 60 characters; when the provider " +
+    "fails or proposes nothing, the room is named after the event's title. 404 `room_not_found` (no such room of yours), " +
+    "`event_not_found` (its event is no longer visible to you); 400 `missing_event_title` (a room without event, no eventTitle). " +
+    "Rate limited per person (RENAME_CHAT_FOR_EVENT_RATE_LIMIT_PER_MINUTE, 10 by default).",
   body: RenameRequestSchema,
   bodyRequired: true,
   response: { description: "The room and its new name", ...jsonContent(RenameAnswerSchema) },

@@ -4,25 +4,27 @@ import { functionRoute } from "../_shared/app-functions/routes.ts";
 import { ClientId } from "../_shared/chat/schemas.ts";
 import { jsonContent } from "../_shared/http/openapi.ts";
 
-const MAX_AUDIO_BYTES = 25 * 1024 * 1024;
-
 export const TranscribeRequestSchema = z.object({
-  messageId: ClientId,
-  audioData: z.string().min(1).max(Math.ceil(MAX_AUDIO_BYTES / 3) * 4).describe("The audio, base64"),
+  messageId: ClientId.describe("The message the audio is: its transcription is stored on it when the room holds it"),
+  // Its length is judged by the function (413 audio_too_large), not here (400).
+  audioData: z.string().min(1).describe("The audio, base64 (mp3, wav, ogg, webm, mp4/m4a or flac; up to 25 MB decoded)"),
   roomId: ClientId,
 }).strict().openapi("TranscribeRequest");
 
 export const TranscribeAnswerSchema = z.object({
-  success: z.boolean(),
-  transcription: z.string().optional(),
+  success: z.literal(true),
+  transcription: z.string(),
   message_id: z.string(),
-  error: z.string().optional(),
+  stored: z.boolean().describe("Whether the transcription was stored on your message `message_id` (false: the room holds no such message of yours)"),
 }).openapi("TranscribeResponse");
 
 export const transcribeRoute = functionRoute({
   name: "transcribe-audio",
   summary: "Transcribe a voice message",
-  description: "Transcribes the audio and stores the transcription on the message.",
+  description: "Transcribes the audio with the configured provider (TRANSCRIBE_AUDIO_MODEL) and stores the transcription on your " +
+    "message `messageId` in room `roomId`. The audio's format is recognised from its bytes. 413 `audio_too_large` past 25 MB, " +
+    "400 `invalid_base64` or `not_audio`; the provider's failure after three tries: 503 `provider_unavailable` or 502 `provider_error`. " +
+    "Rate limited per person (TRANSCRIBE_AUDIO_RATE_LIMIT_PER_MINUTE, 10 by default).",
   body: TranscribeRequestSchema,
   bodyRequired: true,
   response: { description: "The transcription", ...jsonContent(TranscribeAnswerSchema) },

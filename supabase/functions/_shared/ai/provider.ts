@@ -1,5 +1,5 @@
-// The assistant's model provider: any server that speaks OpenAI's chat completions API
-// (ASSISTANT_BASE_URL, ASSISTANT_API_KEY), reached with the real `openai` client. The client's own
+// The AI provider of the app functions (the assistant, transcriptions, room names): any server that
+// speaks OpenAI's API (ASSISTANT_BASE_URL, ASSISTANT_API_KEY), reached with the real `openai` client. The client's own
 // retries are off: it waits as long as a Retry-After asks, however long, and an abort during its wait
 // only counts after the wait. So a stream is opened here with our own tries (retry.ts): a connection
 // failure, a timeout, 408, 429 and 5xx are tried again with jittered backoff or after the Retry-After
@@ -14,6 +14,10 @@ import { isTransientStatus, parseRetryAfter, type RetryPolicy, type Transient, w
 
 /** Three tries before the stream starts; a Retry-After over 4 s is not waited for (the caller answers it). */
 export const RETRY_POLICY: RetryPolicy = { attempts: 3, baseDelayMs: 250, maxDelayMs: 4000 };
+
+/** Why function `name` cannot call the provider (for 503 provider_not_configured), or undefined when it can. */
+export const missingProvider = (name: string) => (config: Config) =>
+  config.ASSISTANT_API_KEY ? undefined : `No AI provider is configured for ${name}: set ASSISTANT_API_KEY (and ASSISTANT_BASE_URL for one other than OpenAI).`;
 
 /** The provider's client (build it once per app), or undefined without ASSISTANT_API_KEY. */
 export function providerClient(config: Config): OpenAI | undefined {
@@ -44,8 +48,10 @@ function transient(error: unknown): Transient | undefined {
  * The provider's failure as the service answers it: 503 provider_unavailable (it may work again
  * soon; with the provider's Retry-After) or 502 provider_error (it refused the request: the
  * configuration's key or model, say). Never the provider's own message, which may quote the key.
+ * Anything but the provider's error is rethrown.
  */
-export function providerFailure(error: InstanceType<typeof OpenAI.APIError>): ApiError {
+export function providerFailure(error: unknown): ApiError {
+  if (!(error instanceof OpenAI.APIError)) throw error;
   if (error instanceof OpenAI.APIConnectionTimeoutError) {
     return new ApiError(503, "provider_unavailable", "The AI provider did not answer in time; try again shortly.");
   }
@@ -59,15 +65,15 @@ export function providerFailure(error: InstanceType<typeof OpenAI.APIError>): Ap
   return new ApiError(502, "provider_error", `The AI provider refused the request (HTTP ${error.status}).`, { providerStatus: error.status });
 }
 
+/** Calls the provider, trying again while its failure is transient (RETRY_POLICY); throws the last failure as it was. */
+export const callProvider = <T>(call: () => Promise<T>, signal: AbortSignal): Promise<T> =>
+  withRetries(call, RETRY_POLICY, { transient, signal });
+
 /** Opens a streamed completion, with the tries of RETRY_POLICY; throws the last failure as it was. */
 export function openCompletionStream(
   client: OpenAI,
   params: Omit<ChatCompletionCreateParamsStreaming, "stream">,
   signal: AbortSignal,
 ): Promise<Stream<ChatCompletionChunk>> {
-  return withRetries(
-    () => client.chat.completions.create({ ...params, stream: true }, { signal }),
-    RETRY_POLICY,
-    { transient, signal },
-  );
+  return callProvider(() => client.chat.completions.create({ ...params, stream: true }, { signal }), signal);
 }

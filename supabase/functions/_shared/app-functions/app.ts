@@ -61,6 +61,8 @@ interface FunctionBasics<R extends FunctionRoute> {
   route: R;
   /** The person's requests per minute (the function's <NAME>_RATE_LIMIT_PER_MINUTE). */
   ratePerMinute: (config: Config) => number;
+  /** A body limit of its own, when the function takes more than BODY_LIMIT_BYTES (audio). */
+  maxBodyBytes?: number;
 }
 
 export type AppFunction<R extends FunctionRoute> = FunctionBasics<R> & (
@@ -78,8 +80,9 @@ export type AppFunction<R extends FunctionRoute> = FunctionBasics<R> & (
 
 /** The app of one function: the common rules above, then its handler. */
 export function createFunctionApp<R extends FunctionRoute>(services: AppServices, fn: AppFunction<R>) {
-  const app = createBaseApp(services, FUNCTION_CORS);
   const name = fn.route.path.slice(1);
+  const largerBody = fn.maxBodyBytes === undefined ? [] : [{ method: "POST", path: new RegExp(`^/${name}$`), maxBytes: fn.maxBodyBytes }];
+  const app = createBaseApp(services, FUNCTION_CORS, largerBody);
   app.openapi(fn.route, (async (c: Context<AppEnv>) => {
     const body = (c.req as unknown as { valid(target: "json"): BodyOf<R> }).valid("json");
     refuseLoneSurrogates(body);

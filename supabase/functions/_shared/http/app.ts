@@ -8,7 +8,7 @@ import { databaseUnavailable, isDatabaseUnavailable } from "../db/availability.t
 import type { AppEnv, AppServices } from "./context.ts";
 import { ApiError, errorResponse } from "./errors.ts";
 import { OFFLINE_SCANS_BODY } from "../checkin/schemas.ts";
-import { bodyLimit, refuseUndecodableBodies, requestLimits } from "./request-limits.ts";
+import { bodyLimit, type LargerBody, refuseUndecodableBodies, requestLimits } from "./request-limits.ts";
 import { validationError } from "./validation.ts";
 
 /** Validation failures of any zod-openapi route become the one error body. */
@@ -62,9 +62,9 @@ const API_CORS: CorsRules = {
 /**
  * The app every function builds on: request ids, services in the context, CORS with preflight,
  * limits on the URL, headers and query (request-limits.ts), bodies only in UTF-8 without a content
- * coding, a body limit, and the one error body for every failure including 404 and 405.
+ * coding, a body limit (BODY_LIMIT_BYTES, or a larger one for the routes in `largerBodies`), and the one error body for every failure including 404 and 405.
  */
-export function createBaseApp(services: AppServices, corsRules: CorsRules = API_CORS) {
+export function createBaseApp(services: AppServices, corsRules: CorsRules = API_CORS, largerBodies: readonly LargerBody[] = [OFFLINE_SCANS_BODY]) {
   const app = createRouter();
   app.use(methodNotAllowed({
     app,
@@ -87,7 +87,7 @@ export function createBaseApp(services: AppServices, corsRules: CorsRules = API_
   // After CORS, so browsers can read these refusals too.
   app.use(requestLimits());
   app.use(refuseUndecodableBodies());
-  app.use(bodyLimit(services.config.BODY_LIMIT_BYTES, [OFFLINE_SCANS_BODY]));
+  app.use(bodyLimit(services.config.BODY_LIMIT_BYTES, largerBodies));
   app.notFound((c) => errorResponse(c, new ApiError(404, "not_found", `No route for ${c.req.method} ${c.req.path}.`)));
   app.onError((error, c) => {
     services.db.availability.noticed(error); // from a statement outside Database's own methods

@@ -1,0 +1,173 @@
+// transcribe-audio against the OpenAI stand-in with the real `openai` client: formats recognised from
+// their bytes and sent as files, the transcription stored on the person's own message only, the
+// 25 MB cap judged before decoding, strict base64, the provider's 429 retried, its outage answered
+// with a code, no provider configured; and the peak memory of one 25 MB call, measured.
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { type OpenAIStandIn, startOpenAIStandIn } from "../../scripts/lib/openai-stand-in.ts";
+import { MAX_AUDIO_BYTES } from "../../supabase/functions/transcribe-audio/audio.ts";
+import { expectErrorBody, type UserWithKey } from "../setup/test-context.ts";
+import { type FunctionsWorld, startFunctionsWorld } from "./function-fixtures.ts";
+
+const ascii = (text: string) => Buffer.from(text, "latin1");
+/** The first bytes of each format, followed by enough filler to look like a recording. */
+const SAMPLES = {
+  wav: Buffer.concat([ascii("RIFF"), Buffer.from([36, 0, 0, 0]), ascii("WAVEfmt "), Buffer.alloc(64, 1)]),
+  mp3: Buffer.concat([ascii("ID3"), Buffer.from([4, 0, 0, 0, 0, 0, 0]), Buffer.alloc(64, 2)]),
+  mp3Frame: Buffer.concat([Buffer.from([0xff, 0xfb, 0x90, 0x64]), Buffer.alloc(64, 3)]),
+  ogg: Buffer.concat([ascii("OggS"), Buffer.alloc(64, 4)]),
+  webm: Buffer.concat([Buffer.from([0x1a, 0x45, 0xdf, 0xa3]), Buffer.alloc(64, 5)]),
+  m4a: Buffer.concat([Buffer.from([0, 0, 0, 32]), ascii("ftypM4A "), Buffer.alloc(64, 6)]),
+  flac: Buffer.concat([ascii("fLaC"), Buffer.alloc(64, 7)]),
+};
+
+let standIn: OpenAIStandIn;
+let world: FunctionsWorld;
+let ana: UserWithKey;
+let ben: UserWithKey;
+let anaToken: string;
+
+beforeAll(async () => {
+  standIn = await startOpenAIStandIn();
+  world = await startFunctionsWorld({
+    ASSISTANT_API_KEY: standIn.apiKey,
+    ASSISTANT_BASE_URL: `${standIn.url}/v1`,
+    TRANSCRIBE_AUDIO_RATE_LIMIT_PER_MINUTE: "1000",
+  });
+  [ana, ben] = [await world.t.userWithKey(), await world.t.userWithKey()];
+  anaToken = await world.sessionToken(ana);
+});
+afterEach(() => {
+  const unused = standIn.unused();
+  standIn.reset();
+  expect(unused, "every scripted answer was asked for").toEqual({ chat: 0, transcription: 0 });
+});
+afterAll(async () => {
+  await world?.close();
+  await standIn?.close();
+});
+
+const transcribe = (audio: Buffer | string, ids: { roomId?: string; messageId?: string } = {}, token = anaToken) =>
+  world.post("transcribe-audio", {
+    roomId: ids.roomId ?? "voice-room",
+    messageId: ids.messageId ?? "voice-1",
+    audioData: typeof audio === "string" ? audio : audio.toString("base64"),
+  }, token);
+
+async function voiceMessage(owner: UserWithKey, roomId: string, messageId: string) {
+  await world.t.owner`insert into chat.rooms (owner_id, room_id) values (${owner.id}, ${roomId}) on conflict do nothing`;
+  await world.t.owner`insert into chat.messages (owner_id, room_id, message_id, role, origin) values (${owner.id}, ${roomId}, ${messageId}, 'user', 'audio')`;
+}
+
+const transcriptionOf = async (owner: UserWithKey, roomId: string, messageId: string) =>
+  (await world.t.owner<{ transcription: string | null }[]>`
+    select transcription from chat.messages where owner_id = ${owner.id} and room_id = ${roomId} and message_id = ${messageId}`)[0]?.transcription;
+
+describe("transcribe-audio", () => {
+  it("recognises each format from its bytes and sends it as a file of that type", async () => {
+    const expected = { wav: "audio.wav", mp3: "audio.mp3", mp3Frame: "audio.mp3", ogg: "audio.ogg", webm: "audio.webm", m4a: "audio.mp4", flac: "audio.flac" };
+    for (const [format, fileName] of Object.entries(expected)) {
+      standIn.scriptTranscription({ text: `said in ${format}` });
+      const response = await transcribe(SAMPLES[format as keyof typeof SAMPLES], { messageId: `format-${format}` });
+      expect(await response.json()).toEqual({ success: true, transcription: `said in ${format}`, message_id: `format-${format}`, stored: false });
+      const request = standIn.requests.at(-1)!;
+      expect(request.form?.file?.name).toBe(fileName);
+      expect(request.form?.file?.size).toBe(SAMPLES[format as keyof typeof SAMPLES].length);
+      expect(request.form?.fields.model).toBe("whisper-1");
+    }
+  });
+
+  it("stores the transcription on the person's message, and never on another person's of the same ids", async () => {
+    await voiceMessage(ana, "shared-room", "shared-message");
+    await voiceMessage(ben, "shared-room", "shared-message");
+    standIn.scriptTranscription({ text: "Meet at the north gate." });
+
+    const response = await transcribe(SAMPLES.wav, { roomId: "shared-room", messageId: "shared-message" });
+
+    expect(await response.json()).toMatchObject({ success: true, message_id: "shared-message", stored: true });
+    expect(await transcriptionOf(ana, "shared-room", "shared-message")).toBe("Meet at the north gate.");
+    expect(await transcriptionOf(ben, "shared-room", "shared-message")).toBeNull();
+  });
+
+  it("refuses 25 MB + 1 byte with 413 before decoding or calling the provider", async () => {
+    const tooLarge = Buffer.alloc(MAX_AUDIO_BYTES + 1, 0x41);
+    SAMPLES.wav.copy(tooLarge);
+    await expectErrorBody(await transcribe(tooLarge), 413, "audio_too_large");
+    // Longer than any 25 MB audio's base64, yet within the body limit: judged from the length alone.
+    await expectErrorBody(await transcribe("A".repeat(Math.ceil(MAX_AUDIO_BYTES / 3) * 4 + 4)), 413, "audio_too_large");
+    expect(standIn.requests).toHaveLength(0);
+  });
+
+  it("refuses what is not audio, and text that is not strict base64, with 400", async () => {
+    await expectErrorBody(await transcribe(Buffer.from("%PDF-1.7 not a recording at all")), 400, "not_audio");
+    await expectErrorBody(await transcribe(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 0])), 400, "not_audio");
+    for (const text of ["UklGRi!kAAAB", "UklGRiQAAABXQVZF\n", "UklGRiQAAABXQVZFZ", "UklG=iQA", "UklGRiQAAABXQVZF===="]) {
+      await expectErrorBody(await transcribe(text), 400, "invalid_base64");
+    }
+    expect(standIn.requests).toHaveLength(0);
+  });
+
+  it("tries again after the provider's 429 and its Retry-After", async () => {
+    standIn.scriptTranscription({ error: { status: 429, retryAfterMs: 50 } }, { text: "second time lucky" });
+    const response = await transcribe(SAMPLES.ogg);
+    expect(await response.json()).toMatchObject({ success: true, transcription: "second time lucky" });
+    expect(standIn.requests.map((r) => r.status)).toEqual([429, 200]);
+  });
+
+  it("answers 503 provider_unavailable when the provider stays down, and 502 provider_error when it refuses", async () => {
+    standIn.scriptTranscription({ error: { status: 500 } }, { fault: "disconnect" }, { error: { status: 503 } });
+    const down = await expectErrorBody(await transcribe(SAMPLES.mp3), 503, "provider_unavailable");
+    expect(down.message).not.toContain(standIn.apiKey);
+    expect(standIn.requests).toHaveLength(3);
+
+    standIn.reset();
+    standIn.scriptTranscription({ error: { status: 429, retryAfterSeconds: 120 } });
+    const busy = await transcribe(SAMPLES.mp3);
+    expect(busy.headers.get("retry-after")).toBe("120");
+    await expectErrorBody(busy, 503, "provider_unavailable");
+    expect(standIn.requests, "a wait longer than the cap is not waited for").toHaveLength(1);
+
+    standIn.reset();
+    standIn.scriptTranscription({ error: { status: 400, message: "Invalid file format." } });
+    await expectErrorBody(await transcribe(SAMPLES.flac), 502, "provider_error");
+  });
+
+  it("answers 503 provider_not_configured without a provider key", async () => {
+    const unconfigured = await startFunctionsWorld();
+    try {
+      const user = await unconfigured.t.userWithKey();
+      const response = await unconfigured.post("transcribe-audio", { roomId: "r", messageId: "m", audioData: SAMPLES.wav.toString("base64") },
+        await unconfigured.sessionToken(user));
+      await expectErrorBody(response, 503, "provider_not_configured");
+    } finally {
+      await unconfigured.close();
+    }
+  });
+
+  // Measured, not asserted: memoryUsage() is the whole process's, the stand-in's copy of the upload and
+  // this test's own request body included, and it moves with the collector's timing.
+  it("transcribes 25 MB and reports the peak memory of the call", async () => {
+    const audio = Buffer.alloc(MAX_AUDIO_BYTES, 0x55);
+    SAMPLES.mp3.copy(audio);
+    const body = JSON.stringify({ roomId: "voice-room", messageId: "big", audioData: audio.toString("base64") });
+    standIn.scriptTranscription({ text: "a long speech" });
+    const before = process.memoryUsage();
+    let peak = { ...before };
+    const sampler = setInterval(() => {
+      const now = process.memoryUsage();
+      peak = { ...now, rss: Math.max(peak.rss, now.rss), heapUsed: Math.max(peak.heapUsed, now.heapUsed), arrayBuffers: Math.max(peak.arrayBuffers, now.arrayBuffers) } as NodeJS.MemoryUsage;
+    }, 2);
+    const response = await world.fetch(new Request("http://localhost/functions/v1/transcribe-audio", {
+      method: "POST",
+      headers: { "content-type": "application/json", authorization: `Bearer ${anaToken}` },
+      body,
+    }));
+    expect(await response.json()).toMatchObject({ success: true, transcription: "a long speech" });
+    clearInterval(sampler);
+    const after = process.memoryUsage();
+    const growth = (key: "rss" | "heapUsed" | "arrayBuffers") => Math.max(peak[key], after[key]) - before[key];
+    const mb = (bytes: number) => `${(bytes / 1e6).toFixed(1)} MB`;
+    console.log(`transcribe-audio, 25 MB: peak growth rss ${mb(growth("rss"))}, heapUsed ${mb(growth("heapUsed"))}, ` +
+      `arrayBuffers ${mb(growth("arrayBuffers"))} (before: rss ${mb(before.rss)}; the stand-in receiving the upload runs in this process too)`);
+    expect(standIn.requests[0]!.form?.file?.size).toBe(MAX_AUDIO_BYTES);
+  }, 60_000);
+});
