@@ -1,4 +1,4 @@
--- chat.abandon_answer (20261126000100_chat_assistant.sql) deletes an answer whose provider failed
+-- chat.abandon_answer (20261125000600_chat_assistant.sql) deletes an answer whose provider failed
 -- before it said anything, so a retry of the same messageId may ask again; an answer with text or
 -- tool results, a finished one, another person's and a user message all stay.
 begin;

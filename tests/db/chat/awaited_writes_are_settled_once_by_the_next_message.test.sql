@@ -1,4 +1,4 @@
--- The writes an answer waits for (20261126000100_chat_assistant.sql) are settled by the person's next
+-- The writes an answer waits for (20261125000600_chat_assistant.sql) are settled by the person's next
 -- message in the room, once: approved with a yes within 15 minutes of the question, else declined or
 -- expired; only the room's latest answer counts, and a second settlement finds nothing left.
 begin;

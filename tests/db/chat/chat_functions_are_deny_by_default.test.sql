@@ -1,4 +1,4 @@
--- Chat (20261125000500_chat.sql, 20261126000100_chat_assistant.sql) is deny by default: no function is executable by PUBLIC or anon;
+-- Chat (20261125000500_chat.sql, 20261125000600_chat_assistant.sql) is deny by default: no function is executable by PUBLIC or anon;
 -- authenticated executes the room and message functions; service_jobs executes the registry's
 -- writer only, which is security definer with an empty search_path and the only way to write the
 -- registry; every function pins its search_path.

@@ -1,4 +1,4 @@
--- The in-app assistant's grant (20261126000100_chat_assistant.sql): one live grant per person for
+-- The in-app assistant's grant (20261125000600_chat_assistant.sql): one live grant per person for
 -- the client eventhub-app-assistant, made on first use, reused (its scopes brought up to date), and
 -- replaced once the person revoked it; never another person's.
 begin;
