@@ -1,4 +1,6 @@
 // transcribe-audio (SPEC 4.8, Voice Mode): base64 audio of up to 25 MB (SPEC 8) for a message of a room.
+// The route describes the JSON body; the function reads it as it arrives (audio.ts) and checks it
+// with this schema.
 import { z } from "@hono/zod-openapi";
 import { functionRoute } from "../_shared/app-functions/routes.ts";
 import { ClientId } from "../_shared/chat/schemas.ts";
@@ -24,6 +26,7 @@ export const transcribeRoute = functionRoute({
   description: "Transcribes the audio with the configured provider (TRANSCRIBE_AUDIO_MODEL) and stores the transcription on your " +
     "message `messageId` in room `roomId`. The audio's format is recognised from its bytes. 413 `audio_too_large` past 25 MB, " +
     "400 `invalid_base64` or `not_audio`; the provider's failure after three tries: 503 `provider_unavailable` or 502 `provider_error`. " +
+    "The body (at most the base64 of 25 MB and 65 KiB besides) is read as it arrives: the audio is never held as text. " +
     "Rate limited per person (TRANSCRIBE_AUDIO_RATE_LIMIT_PER_MINUTE, 10 by default).",
   body: TranscribeRequestSchema,
   bodyRequired: true,

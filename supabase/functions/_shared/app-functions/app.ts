@@ -6,7 +6,8 @@
 //     (@supabase/supabase-js/cors) and the tracing and region headers it adds;
 //   * the app session (requireSession: 401 missing_session or invalid_session);
 //   * the body validated by the route's schema before anything else happens (400 invalid_json,
-//     validation_failed);
+//     validation_failed), or, for a body too large to hold parsed, read as it arrives by the
+//     function's own reader (readBody);
 //   * a per-person rate limit counted in PostgreSQL (core.take_rate_limit, a window of a minute:
 //     429 rate_limited with Retry-After), taken before any provider is called;
 //   * a provider the function needs and lacks: 503 provider_not_configured;
@@ -57,19 +58,24 @@ export function providerNotConfigured(missing: string): ApiError {
   return new ApiError(503, "provider_not_configured", missing);
 }
 
-interface FunctionBasics<R extends FunctionRoute> {
+interface FunctionBasics<R extends FunctionRoute, B> {
   route: R;
   /** The person's requests per minute (the function's <NAME>_RATE_LIMIT_PER_MINUTE). */
   ratePerMinute: (config: Config) => number;
   /** A body limit of its own, when the function takes more than BODY_LIMIT_BYTES (audio). */
   maxBodyBytes?: number;
+  /**
+   * Reads and validates the body itself, as it arrives, instead of the route's JSON validator: for a
+   * body too large to hold parsed (audio). The route still describes it.
+   */
+  readBody?: (request: Request) => Promise<B>;
 }
 
-export type AppFunction<R extends FunctionRoute> = FunctionBasics<R> & (
+export type AppFunction<R extends FunctionRoute, B = BodyOf<R>> = FunctionBasics<R, B> & (
   | {
     /** Why a provider the function needs is not configured (503 provider_not_configured), or undefined when it is. */
     missingProvider?: (config: Config) => string | undefined;
-    handle: (call: FunctionCall<BodyOf<R>>) => Promise<Answer | Response>;
+    handle: (call: FunctionCall<B>) => Promise<Answer | Response>;
   }
   | {
     /** A function whose provider client is not part of this service yet: every valid call is told so (503). */
@@ -78,14 +84,22 @@ export type AppFunction<R extends FunctionRoute> = FunctionBasics<R> & (
   }
 );
 
+/** The body as the route's JSON validator left it, refused when it holds text that is not well-formed Unicode. */
+function validatedJson<B>(c: Context<AppEnv>): B {
+  const body = (c.req as unknown as { valid(target: "json"): B }).valid("json");
+  refuseLoneSurrogates(body);
+  return body;
+}
+
 /** The app of one function: the common rules above, then its handler. */
-export function createFunctionApp<R extends FunctionRoute>(services: AppServices, fn: AppFunction<R>) {
+export function createFunctionApp<R extends FunctionRoute, B = BodyOf<R>>(services: AppServices, fn: AppFunction<R, B>) {
   const name = fn.route.path.slice(1);
   const largerBody = fn.maxBodyBytes === undefined ? [] : [{ method: "POST", path: new RegExp(`^/${name}$`), maxBytes: fn.maxBodyBytes }];
   const app = createBaseApp(services, FUNCTION_CORS, largerBody);
-  app.openapi(fn.route, (async (c: Context<AppEnv>) => {
-    const body = (c.req as unknown as { valid(target: "json"): BodyOf<R> }).valid("json");
-    refuseLoneSurrogates(body);
+  const { readBody } = fn;
+  // A body the function reads itself is served without the route's JSON validator.
+  app.openapi(readBody ? { ...fn.route, request: undefined } : fn.route, (async (c: Context<AppEnv>) => {
+    const body = readBody ? await readBody(c.req.raw) : validatedJson<B>(c);
     const context = contextFor(services, c.get("principal"), c.get("requestId"));
     await context.db.takeRateLimit(`function:${name}`, fn.ratePerMinute(services.config));
     const missing = fn.missingProvider?.(services.config);
