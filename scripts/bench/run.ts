@@ -19,6 +19,7 @@ const suites: Record<string, (o: { seconds: number }) => Promise<unknown>> = {
   outage: async (o) => (await import("./outage.ts")).benchOutage(o),
   sui: async (o) => (await import("./sui.ts")).benchSui(o),
   checkin: async (o) => (await import("./checkin.ts")).benchCheckin(o),
+  chat: async (o) => (await import("./chat.ts")).benchChat(o),
   transcription: async () => (await import("./transcription.ts")).benchTranscription(),
 };
 
