@@ -7,7 +7,9 @@ import type { AddressInfo } from "node:net";
 import { createMcpHandler, McpServer } from "@modelcontextprotocol/server";
 import { SignJWT } from "jose";
 import { z } from "zod";
+import { expect } from "vitest";
 import { createFunctions, createGateway } from "../../scripts/gateway.ts";
+import { type OpenAIStandIn, startOpenAIStandIn } from "../../scripts/lib/openai-stand-in.ts";
 import { createTestContext, TEST_JWT_SECRET, type TestContext, type UserWithKey } from "../setup/test-context.ts";
 
 export const APP_FUNCTIONS = ["chat-with-assistant", "transcribe-audio", "discover-mcp-capabilities", "rename-chat-for-event"] as const;
@@ -51,6 +53,20 @@ export async function startFunctionsWorld(env: Record<string, string> = {}): Pro
         .setExpirationTime(expiresAt).sign(new TextEncoder().encode(secret)),
     close: () => t.close(),
   };
+}
+
+/** The functions world with the OpenAI stand-in as its AI provider; `env` adds settings (a function's rate limit, say). */
+export async function startProviderWorld(env: Record<string, string> = {}): Promise<{ standIn: OpenAIStandIn; world: FunctionsWorld }> {
+  const standIn = await startOpenAIStandIn();
+  const world = await startFunctionsWorld({ ASSISTANT_API_KEY: standIn.apiKey, ASSISTANT_BASE_URL: `${standIn.url}/v1`, ...env });
+  return { standIn, world };
+}
+
+/** After each test: every answer the test scripted was asked for; the stand-in starts the next test empty. */
+export function expectScriptedAnswersUsed(standIn: OpenAIStandIn) {
+  const unused = standIn.unused();
+  standIn.reset();
+  expect(unused, "every scripted answer was asked for").toEqual({ chat: 0, transcription: 0 });
 }
 
 /** A node:http server answering with a fetch handler (bodies buffered: enough for MCP's stateless answers). */

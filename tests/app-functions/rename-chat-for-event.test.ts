@@ -2,11 +2,11 @@
 // its event (read as the person), the model's answer cleaned and capped, the event's title when the
 // provider fails or answers nothing, and rooms and events the person may not use refused with 404.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { type OpenAIStandIn, startOpenAIStandIn } from "../../scripts/lib/openai-stand-in.ts";
+import type { OpenAIStandIn } from "../../scripts/lib/openai-stand-in.ts";
 import { cleanRoomName } from "../../supabase/functions/rename-chat-for-event/room-name.ts";
 import { createEvent } from "../hubs/hub-fixtures.ts";
 import { expectErrorBody, type UserWithKey } from "../setup/test-context.ts";
-import { type FunctionsWorld, startFunctionsWorld } from "./function-fixtures.ts";
+import { expectScriptedAnswersUsed, type FunctionsWorld, startProviderWorld } from "./function-fixtures.ts";
 
 let standIn: OpenAIStandIn;
 let world: FunctionsWorld;
@@ -16,21 +16,12 @@ let anaToken: string;
 let eventId: string;
 
 beforeAll(async () => {
-  standIn = await startOpenAIStandIn();
-  world = await startFunctionsWorld({
-    ASSISTANT_API_KEY: standIn.apiKey,
-    ASSISTANT_BASE_URL: `${standIn.url}/v1`,
-    RENAME_CHAT_FOR_EVENT_RATE_LIMIT_PER_MINUTE: "1000",
-  });
+  ({ standIn, world } = await startProviderWorld({ RENAME_CHAT_FOR_EVENT_RATE_LIMIT_PER_MINUTE: "1000" }));
   [ana, ben] = [await world.t.userWithKey(), await world.t.userWithKey()];
   anaToken = await world.sessionToken(ana);
   eventId = await createEvent(world.t, ben.key, { name: "Berlin Web3 Night", description: "Talks and drinks at the river." });
 });
-afterEach(() => {
-  const unused = standIn.unused();
-  standIn.reset();
-  expect(unused, "every scripted answer was asked for").toEqual({ chat: 0, transcription: 0 });
-});
+afterEach(() => expectScriptedAnswersUsed(standIn));
 afterAll(async () => {
   await world?.close();
   await standIn?.close();

@@ -4,10 +4,10 @@
 // its outage answered with a code, no provider configured. Its memory: tests/e2e/transcription-memory.
 import { createHash } from "node:crypto";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { type OpenAIStandIn, startOpenAIStandIn } from "../../scripts/lib/openai-stand-in.ts";
+import type { OpenAIStandIn } from "../../scripts/lib/openai-stand-in.ts";
 import { MAX_AUDIO_BYTES } from "../../supabase/functions/transcribe-audio/audio.ts";
 import { expectErrorBody, type UserWithKey } from "../setup/test-context.ts";
-import { type FunctionsWorld, startFunctionsWorld } from "./function-fixtures.ts";
+import { expectScriptedAnswersUsed, type FunctionsWorld, startFunctionsWorld, startProviderWorld } from "./function-fixtures.ts";
 
 const ascii = (text: string) => Buffer.from(text, "latin1");
 const sha256 = (data: Buffer) => createHash("sha256").update(data).digest("hex");
@@ -29,20 +29,11 @@ let ben: UserWithKey;
 let anaToken: string;
 
 beforeAll(async () => {
-  standIn = await startOpenAIStandIn();
-  world = await startFunctionsWorld({
-    ASSISTANT_API_KEY: standIn.apiKey,
-    ASSISTANT_BASE_URL: `${standIn.url}/v1`,
-    TRANSCRIBE_AUDIO_RATE_LIMIT_PER_MINUTE: "1000",
-  });
+  ({ standIn, world } = await startProviderWorld({ TRANSCRIBE_AUDIO_RATE_LIMIT_PER_MINUTE: "1000" }));
   [ana, ben] = [await world.t.userWithKey(), await world.t.userWithKey()];
   anaToken = await world.sessionToken(ana);
 });
-afterEach(() => {
-  const unused = standIn.unused();
-  standIn.reset();
-  expect(unused, "every scripted answer was asked for").toEqual({ chat: 0, transcription: 0 });
-});
+afterEach(() => expectScriptedAnswersUsed(standIn));
 afterAll(async () => {
   await world?.close();
   await standIn?.close();
