@@ -17,5 +17,5 @@ for (const owner of env("SUI_PASS_OWNERS").split(",")) {
   for (let number = 1n; number <= 3n; number++) node.givePass(owner, { collectionId: env("SUI_PASS_COLLECTION"), number });
 }
 console.log(node.url);
-process.stdin.on("close", () => void node.close().then(() => process.exit(0)));
+process.stdin.on("end", () => void node.close().then(() => process.exit(0)));
 process.stdin.resume();

@@ -6,9 +6,6 @@
 // publish), and the ownership read's own cost the same way. Targets: own cost per publish under
 // 5 ms (p50 and p99); ownership read p50 under 2 ms plus the node.
 import { AsyncLocalStorage } from "node:async_hooks";
-import { spawn } from "node:child_process";
-import { join } from "node:path";
-import process from "node:process";
 import { Ed25519Keypair } from "@mysten/sui/keypairs/ed25519";
 import { normalizeSuiAddress } from "@mysten/sui/utils";
 import { createApiApp } from "../../supabase/functions/api/app.ts";
@@ -17,8 +14,9 @@ import { connect, Database } from "../../supabase/functions/_shared/db/database.
 import { suiClientFor } from "../../supabase/functions/_shared/sui/client.ts";
 import { countOwned } from "../../supabase/functions/_shared/sui/holdings.ts";
 import { linkAddress } from "../lib/admin-operations.ts";
-import { gatewayUrl, REPO_ROOT } from "../lib/local-postgres.ts";
+import { gatewayUrl } from "../lib/local-postgres.ts";
 import { benchUserDatabase } from "./identity.ts";
+import { startStandInProcess } from "./stand-in-process.ts";
 
 const randomAddress = () => normalizeSuiAddress(`0x${Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString("hex")}`);
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))]!;
@@ -45,7 +43,7 @@ export async function benchSui(options: { seconds: number }) {
   const serviceKey = new Ed25519Keypair();
   const collectionId = randomAddress();
   const owners = Array.from({ length: 5 }, randomAddress);
-  const node = await startNodeProcess({
+  const node = await startStandInProcess("sui-node-process.ts", {
     SUI_PACKAGE_ID: packageId, SUI_FUND_ADDRESS: serviceKey.toSuiAddress(), SUI_PASS_OWNERS: owners.join(","), SUI_PASS_COLLECTION: collectionId,
   });
   const { url, key, userId } = await benchUserDatabase({ collections: ["publish"] });
@@ -148,21 +146,4 @@ export async function benchSui(options: { seconds: number }) {
     await db.close();
     await node.close();
   }
-}
-
-/** sui-node-process.ts started with `env`; its URL once it listens. */
-async function startNodeProcess(env: Record<string, string>): Promise<{ url: string; close(): Promise<void> }> {
-  const child = spawn(join(REPO_ROOT, "node_modules", ".bin", "deno"), ["run", "-A", "scripts/bench/sui-node-process.ts"], {
-    cwd: REPO_ROOT, env: { ...process.env, ...env }, stdio: ["pipe", "pipe", "inherit"],
-  });
-  const url = await new Promise<string>((resolve, reject) => {
-    let output = "";
-    child.stdout!.on("data", (chunk: Buffer) => {
-      output += chunk.toString();
-      const line = output.split("\n").find((l) => l.startsWith("http"));
-      if (line) resolve(line.trim());
-    });
-    child.once("exit", (code) => reject(new Error(`the stand-in node exited (${code})`)));
-  });
-  return { url, close: () => new Promise((resolve) => { child.once("exit", () => resolve()); child.stdin!.end(); }) };
 }

@@ -66,6 +66,14 @@ describe.each(APP_FUNCTIONS)("%s", (name) => {
     }
   });
 
+  it("refuses a token once it expires, though it was accepted before", async () => {
+    const shortLived = await world.sessionToken(user, { expiresAt: Math.floor(Date.now() / 1000) + 2 });
+    const first = await world.post(name, { ...(VALID_BODIES[name] as object), unexpected: true }, shortLived);
+    await expectErrorBody(first, 400, "validation_failed");
+    await new Promise((resolve) => setTimeout(resolve, 2_100));
+    await expectErrorBody(await world.post(name, VALID_BODIES[name], shortLived), 401, "invalid_session");
+  });
+
   it("checks the body before anything else: invalid JSON, another content type, an invalid field", async () => {
     const send = (body: string, contentType: string) =>
       world.fetch(new Request(url, { method: "POST", headers: { authorization: `Bearer ${token}`, "content-type": contentType }, body }));

@@ -61,7 +61,7 @@ describe("transcribe-audio", () => {
     for (const [format, fileName] of Object.entries(expected)) {
       standIn.scriptTranscription({ text: `said in ${format}` });
       const response = await transcribe(SAMPLES[format as keyof typeof SAMPLES], { messageId: `format-${format}` });
-      expect(await response.json()).toEqual({ success: true, transcription: `said in ${format}`, message_id: `format-${format}`, stored: false });
+      expect(await response.json()).toEqual({ success: true, transcription: `said in ${format}`, message_id: `format-${format}`, stored: true });
       const request = standIn.requests.at(-1)!;
       expect(request.form?.file?.name).toBe(fileName);
       expect(request.form?.file?.size).toBe(SAMPLES[format as keyof typeof SAMPLES].length);
@@ -79,6 +79,30 @@ describe("transcribe-audio", () => {
     expect(await response.json()).toMatchObject({ success: true, message_id: "shared-message", stored: true });
     expect(await transcriptionOf(ana, "shared-room", "shared-message")).toBe("Meet at the north gate.");
     expect(await transcriptionOf(ben, "shared-room", "shared-message")).toBeNull();
+  });
+
+  it("records the message when the app transcribes before it sends; the chat then gives it its text and keeps the transcription", async () => {
+    standIn.scriptTranscription({ text: "Is the gallery open tonight?" });
+    expect(await (await transcribe(SAMPLES.webm, { roomId: "voice-first", messageId: "v-1" })).json()).toMatchObject({ stored: true });
+    const message = async () => (await world.t.owner<{ content: string; origin: string; transcription: string }[]>`
+      select content, origin, transcription from chat.messages where owner_id = ${ana.id} and room_id = 'voice-first' and message_id = 'v-1'`)[0];
+    expect(await message()).toEqual({ content: "", origin: "audio", transcription: "Is the gallery open tonight?" });
+
+    standIn.scriptChat({ text: "Yes, until ten." });
+    const chat = await world.post("chat-with-assistant", {
+      roomId: "voice-first", messageId: "v-1", message: "Is the gallery open tonight?", audioData: true,
+    }, anaToken);
+    expect(await chat.text()).toContain("Yes, until ten.");
+    expect(await message()).toEqual({ content: "Is the gallery open tonight?", origin: "audio", transcription: "Is the gallery open tonight?" });
+  });
+
+  it("stores nothing on an answer's id: only the person's own messages take a transcription", async () => {
+    await voiceMessage(ana, "answered-room", "asked");
+    await world.t.owner`insert into chat.messages (owner_id, room_id, message_id, role, in_reply_to, content)
+      values (${ana.id}, 'answered-room', 'the-answer', 'assistant', 'asked', 'Hello.')`;
+    standIn.scriptTranscription({ text: "planted" });
+    expect(await (await transcribe(SAMPLES.wav, { roomId: "answered-room", messageId: "the-answer" })).json()).toMatchObject({ stored: false });
+    expect(await transcriptionOf(ana, "answered-room", "the-answer")).toBeNull();
   });
 
   it("refuses 25 MB + 1 byte with 413 at the first byte past the limit, before calling the provider", async () => {

@@ -1,7 +1,7 @@
 // The transcribe-audio function: the common rules (app-functions/app.ts), its body read as it arrives
 // and the audio decoded and checked (audio.ts), sent to the provider's transcription API, and the
-// transcription stored on the person's message of that id in that room, when they have one (RLS: only
-// their own). The upload streams from the decoded bytes (`openai`'s toStreamingFile): toFile would
+// transcription stored on the person's message of that id in that room, recorded first when the app
+// transcribes before it sends (chat.record_transcription; RLS: only their own). The upload streams from the decoded bytes (`openai`'s toStreamingFile): toFile would
 // copy them into a File, a second 25 MB.
 import { toStreamingFile } from "openai";
 import { createFunctionApp } from "../_shared/app-functions/app.ts";
@@ -43,12 +43,10 @@ export function createTranscribeAudioApp(services: AppServices) {
         throw providerFailure(error);
       });
       const transcription = transcribed.text.slice(0, MAX_TRANSCRIPTION_CHARS);
-      const stored = await context.db.statement((tx) =>
-        tx`update chat.messages set transcription = ${transcription}, transcribed_at = now()
-           where owner_id = core.current_user_id() and room_id = ${body.roomId} and message_id = ${body.messageId}
-           returning message_id`
+      const [row] = await context.db.statement((tx) =>
+        tx<{ message: unknown }[]>`select chat.record_transcription(${body.roomId}, ${body.messageId}, ${transcription}) as message`
       );
-      return ok({ success: true, transcription, message_id: body.messageId, stored: stored.length === 1 });
+      return ok({ success: true, transcription, message_id: body.messageId, stored: row!.message !== null });
     },
   });
 }

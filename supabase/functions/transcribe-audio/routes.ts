@@ -7,7 +7,8 @@ import { ClientId } from "../_shared/chat/schemas.ts";
 import { jsonContent } from "../_shared/http/openapi.ts";
 
 export const TranscribeRequestSchema = z.object({
-  messageId: ClientId.describe("The message the audio is: its transcription is stored on it when the room holds it"),
+  messageId: ClientId.describe("The message the audio is: its transcription is stored on it (recorded first, without text, when the room " +
+    "does not hold it yet; chat-with-assistant with the same roomId and messageId then gives it its text)"),
   // Its length is judged by the function (413 audio_too_large), not here (400).
   audioData: z.string().min(1).describe("The audio, base64 (mp3, wav, ogg, webm, mp4/m4a or flac; up to 25 MB decoded)"),
   roomId: ClientId,
@@ -17,7 +18,7 @@ export const TranscribeAnswerSchema = z.object({
   success: z.literal(true),
   transcription: z.string(),
   message_id: z.string(),
-  stored: z.boolean().describe("Whether the transcription was stored on your message `message_id` (false: the room holds no such message of yours)"),
+  stored: z.boolean().describe("Whether the transcription was stored on your message `message_id` (false: that id is the assistant's answer, not your message)"),
 }).openapi("TranscribeResponse");
 
 export const transcribeRoute = functionRoute({

@@ -1,4 +1,5 @@
 import { createHash, randomBytes } from "node:crypto";
+import { RecentEntries } from "./recent-entries.ts";
 
 // sk_<8 lowercase alphanumerics>_<43 base64url characters: 256 random bits>
 const KEY_PATTERN = /^sk_[a-z0-9]{8}_[A-Za-z0-9_-]{20,64}$/;
@@ -41,38 +42,32 @@ export function looksLikeApiKey(value: string): boolean {
  * (requirePermission), only, as always, in the transaction.
  */
 export class AcceptedKeyCache {
-  private readonly entries = new Map<string, { ownerId: string; expiry: number; permissions: Set<string> }>();
+  private readonly entries: RecentEntries<{ ownerId: string; permissions: Set<string> }>;
 
-  constructor(private readonly ttlMs = 60_000, private readonly maxEntries = 10_000) {}
+  constructor(ttlMs = 60_000, maxEntries = 10_000) {
+    this.entries = new RecentEntries(ttlMs, maxEntries);
+  }
 
   /** The key's owner, when the database accepted the key lately. */
   ownerOf(keyHash: Uint8Array, now = Date.now()): string | undefined {
-    return this.entry(keyHash, now)?.ownerId;
+    return this.entries.get(idOf(keyHash), now)?.ownerId;
   }
 
   /** Whether the database accepted the key lately with `permission` ("resource:action") required. */
   grants(keyHash: Uint8Array, permission: string, now = Date.now()): boolean {
-    return this.entry(keyHash, now)?.permissions.has(permission) ?? false;
+    return this.entries.get(idOf(keyHash), now)?.permissions.has(permission) ?? false;
   }
 
   /** The database accepted the key, requiring `permissions` of it. */
   accept(keyHash: Uint8Array, ownerId: string, permissions: string[], now = Date.now()): void {
-    const id = Buffer.from(keyHash).toString("base64");
-    const proven = new Set([...(this.entries.get(id)?.permissions ?? []), ...permissions]);
-    this.entries.delete(id); // re-inserted last: a Map iterates in insertion order, oldest first
-    this.entries.set(id, { ownerId, expiry: now + this.ttlMs, permissions: proven });
-    if (this.entries.size > this.maxEntries) this.entries.delete(this.entries.keys().next().value!);
-  }
-
-  private entry(keyHash: Uint8Array, now: number) {
-    const id = Buffer.from(keyHash).toString("base64");
-    const entry = this.entries.get(id);
-    if (entry === undefined || entry.expiry > now) return entry;
-    this.entries.delete(id);
-    return undefined;
+    const id = idOf(keyHash);
+    const proven = new Set([...(this.entries.get(id, now)?.permissions ?? []), ...permissions]);
+    this.entries.set(id, { ownerId, permissions: proven }, now);
   }
 
   forget(keyHash: Uint8Array): void {
-    this.entries.delete(Buffer.from(keyHash).toString("base64"));
+    this.entries.delete(idOf(keyHash));
   }
 }
+
+const idOf = (keyHash: Uint8Array) => Buffer.from(keyHash).toString("base64");

@@ -1,6 +1,7 @@
 import { createMiddleware } from "hono/factory";
 import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify, type JWTPayload, type JWTVerifyGetKey } from "jose";
 import { AUTHENTICATED, localIssuerOf, verifyLocalAccessToken } from "../app-auth/sessions.ts";
+import { RecentEntries } from "./recent-entries.ts";
 import type { Config } from "../config.ts";
 import { ApiKeyScope, type Database } from "../db/database.ts";
 import { ApiError } from "../http/errors.ts";
@@ -62,6 +63,8 @@ const verifiers = new WeakMap<Config, (token: string) => Promise<JWTPayload>>();
  * fetches again for an unknown kid (at most every 30 s). Issuer (JWT_ISSUER, or the local server's),
  * audience and expiry are checked too. Refused besides: `alg: none` and every other algorithm, HS256
  * without a secret (a JWKS alone), an asymmetric token without a kid or with one no key has.
+ * A token verified once is known for a minute, or until it expires if sooner: the same bytes verify
+ * the same way (these tokens are stateless), and an app sends the same token with every request.
  */
 function sessionVerifier(config: Config) {
   let verify = verifiers.get(config);
@@ -71,13 +74,21 @@ function sessionVerifier(config: Config) {
   const local = localIssuerOf(config);
   // Session tokens must expire: a token without `exp` would be valid forever.
   const options = { issuer: config.JWT_ISSUER, audience: config.JWT_AUDIENCE, requiredClaims: ["exp", "sub"] };
-  verify = async (token: string) => {
+  const verifySignature = async (token: string) => {
     const { alg, kid } = decodeProtectedHeader(token);
     if (alg === "HS256" && secret) return (await jwtVerify(token, secret, { ...options, algorithms: ["HS256"] })).payload;
     if (alg === "HS256" || kid === undefined) throw new Error(`no key for ${alg}${kid === undefined ? " without a kid" : ""}`);
     if (local && kid === local.key.kid) return verifyLocalAccessToken(local, token);
     if (jwks) return (await jwtVerify(token, jwks, { ...options, algorithms: ["ES256", "RS256"] })).payload;
     throw new Error(`no key configured for ${alg}`);
+  };
+  const verified = new RecentEntries<JWTPayload>();
+  verify = async (token: string) => {
+    const known = verified.get(token);
+    if (known !== undefined && known.exp! * 1000 > Date.now()) return known;
+    const payload = await verifySignature(token);
+    verified.set(token, payload);
+    return payload;
   };
   verifiers.set(config, verify);
   return verify;
@@ -88,7 +99,8 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /**
  * App-session authentication (`Authorization: Bearer <session JWT>`) for the app-backend functions.
  * The token's `sub` (Supabase's auth user id) names the service's user: found by core.users'
- * auth_user_id, or made on first sight with the token's e-mail (userForAuthUser). Anonymous
+ * auth_user_id, or made on first sight with the token's e-mail (userForAuthUser), and then known to
+ * the gateway for a minute (Database.sessionUsers). Anonymous
  * sessions (Supabase's anonymous sign-ins, `is_anonymous`) are refused: they name nobody, and
  * anyone could make users by the thousand with them.
  */
@@ -109,7 +121,12 @@ export const requireSession = createMiddleware<AppEnv>(async (c, next) => {
     throw new ApiError(403, "anonymous_session", "Anonymous sessions are not accepted: sign in with an e-mail address.");
   }
   const email = typeof claims.email === "string" && claims.email !== "" ? claims.email : null;
-  const userId = await userForAuthUser(c.get("db"), sub, email);
+  const db = c.get("db");
+  let userId = db.sessionUsers.get(sub);
+  if (userId === undefined) {
+    userId = await userForAuthUser(db, sub, email);
+    db.sessionUsers.set(sub, userId);
+  }
   c.set("principal", { kind: "session", userId, authUserId: sub, claims });
   await next();
 });

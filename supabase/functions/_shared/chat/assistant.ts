@@ -1,8 +1,8 @@
 // One answer of the assistant, streamed as Server-Sent Events.
 //
-// The person's message is stored, then its one answer is claimed (chat.record_message): a retried
-// request finds the answer, stored or still being written, and replays it instead of asking the
-// model again. The model is asked through the provider (ai/provider.ts) with the room's earlier
+// The person's message is stored and its one answer claimed, in one statement with the settling of
+// what the previous answer waits for and the conversation read (chat.begin_answer): a retried request
+// finds the answer, stored or still being written, and replays it instead of asking the model again. The model is asked through the provider (ai/provider.ts) with the room's earlier
 // conversation; the response starts once the provider's stream has opened, so a provider that is
 // down is answered with the error body (and the claim is given up, so a retry may ask again).
 //
@@ -29,13 +29,11 @@ import { AssistantToolbox, type OfferedTool, type PublicToolSurface } from "./as
 import { APPROVAL_REPLIES, CHAT_LIMITS } from "./limits.ts";
 import {
   abandonAnswer,
-  conversationBefore,
+  beginAnswer,
   type EarlierMessage,
   finishAnswer,
   type Origin,
-  recordMessage,
-  recordPersonMessage,
-  settleConfirmations,
+  type Settled,
   type StoredMessage,
   type ToolResult,
 } from "./messages.ts";
@@ -147,14 +145,14 @@ function failureOf(error: unknown, requestId: string): Failure {
 
 /** Answers the turn: the SSE response, or an ApiError before anything was streamed. */
 export async function answerTurn(services: AssistantServices, context: OperationContext, turn: ChatTurn, requestGone: AbortSignal): Promise<Response> {
-  const { db } = context;
-  await recordPersonMessage(db, { roomId: turn.roomId, messageId: turn.messageId, content: turn.text, origin: turn.origin });
-  const claim = await recordMessage(db, {
-    roomId: turn.roomId, messageId: crypto.randomUUID(), role: "assistant", content: "", status: "streaming", inReplyTo: turn.messageId, model: turn.model,
-  });
-  if (!claim.created) return replay(claim.message, turn);
-  const answer = new Answer(services, context, turn, claim.message.messageId, requestGone);
-  return await answer.start();
+  const begun = await beginAnswer(
+    context.db,
+    { roomId: turn.roomId, messageId: turn.messageId, content: turn.text, origin: turn.origin },
+    { answerId: crypto.randomUUID(), model: turn.model, approve: isApproval(turn.text) },
+  );
+  if (!begun.created) return replay(begun.answer, turn);
+  const answer = new Answer(services, context, turn, begun.answer.messageId, requestGone);
+  return await answer.start(begun.settled, begun.history);
 }
 
 /** The stored answer again, in a short stream: its text at once, then done. */
@@ -198,17 +196,15 @@ class Answer {
     this.stream.clientGone.addEventListener("abort", stop, { once: true });
   }
 
-  /** Prepares and opens the provider's stream, then answers the response while the rest streams on. */
-  async start(): Promise<Response> {
+  /** Opens the provider's stream (after running what the person approved), then answers the response while the rest streams on. */
+  async start(settled: Settled, earlier: EarlierMessage[]): Promise<Response> {
     const { db } = this.context;
     const { turn } = this;
     let first: Stream<ChatCompletionChunk>;
     try {
       this.stream.send("message.start", { session_id: turn.roomId, messageId: turn.messageId, answerId: this.answerId, model: turn.model, replayed: false });
-      const settled = await settleConfirmations(db, turn.roomId, turn.messageId, isApproval(turn.text));
       const approved = settled.decision === "approved" ? settled.actions : [];
       if (turn.useTools || approved.length) this.toolbox = await AssistantToolbox.open(this.services.tools, this.context, this.services.resource);
-      const earlier = await conversationBefore(db, turn.roomId, turn.messageId);
       this.messages = [{ role: "system", content: systemPrompt(new Date().toISOString().slice(0, 10)) }, ...earlier.map(earlierMessage), personMessage(turn)];
       if (approved.length) await this.runApproved(approved);
       first = await this.ask(0);
