@@ -6,7 +6,7 @@
 import { createServer } from "node:net";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { expectErrorBody } from "../setup/test-context.ts";
-import { type ChatWorld, eventsOf, finalOf, newMessageId, startChatWorld, typesOf } from "./chat-fixtures.ts";
+import { type ChatWorld, eventsOf, finalOf, newMessageId, readEvents, startChatWorld, textOf, typesOf } from "./chat-fixtures.ts";
 
 let chat: ChatWorld;
 beforeAll(async () => {
@@ -119,6 +119,22 @@ describe("once the stream has started", () => {
     const again = await chat.ask(token, body);
     expect(finalOf(again)).toMatchObject({ success: false, message: "This answe", status: "incomplete", code: "answer_incomplete", replayed: true });
     expect(chat.standIn.requests).toHaveLength(1);
+  });
+
+  it("keeps a quiet stream alive with comment lines, which the events skip, and stops once the answer ends", async () => {
+    const quiet = await startChatWorld({ ASSISTANT_KEEPALIVE_MS: "100" });
+    try {
+      const { token } = await quiet.person();
+      quiet.standIn.scriptChat({ text: "Slowly now.", stream: { chunkSize: 6, delayMs: 350 } });
+      const response = await quiet.chat(token, { roomId: "room-k", messageId: newMessageId(), message: "Take your time" });
+      const body = await response.text();
+      expect(body.match(/^: keep-alive$/gm)?.length ?? 0).toBeGreaterThanOrEqual(2);
+      const events = await readEvents(new Response(body, { headers: response.headers }));
+      expect(textOf(events)).toBe("Slowly now.");
+      expect(body.endsWith(`event: done\ndata: ${JSON.stringify(finalOf(events))}\n\n`), "nothing after the final event").toBe(true);
+    } finally {
+      await quiet.close();
+    }
   });
 
   it("ends an answer whose provider falls silent, after ASSISTANT_TIMEOUT_MS", async () => {

@@ -266,6 +266,7 @@ const configShape = z.object({
   // piece of a streamed answer: past it the try fails (retried before the stream starts) or the answer
   // ends incomplete.
   ASSISTANT_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(30_000),
+  ASSISTANT_KEEPALIVE_MS: z.coerce.number().int().min(100).max(300_000).default(15_000),
   // The model transcribe-audio sends the audio to (OpenAI's audio transcriptions API).
   TRANSCRIBE_AUDIO_MODEL: z.string().min(1).max(200).default("whisper-1"),
   // The model rename-chat-for-event asks for a room's name (one short chat completion).

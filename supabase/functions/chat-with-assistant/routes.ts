@@ -68,7 +68,8 @@ export function originOf(body: Pick<ChatRequest, "originalType" | "audioData" | 
 }
 
 const DESCRIPTION = `Stores the message in your room and streams the assistant's answer as Server-Sent Events
-(\`text/event-stream\`): each event is \`event: <type>\` and one \`data:\` line of JSON.
+(\`text/event-stream\`): each event is \`event: <type>\` and one \`data:\` line of JSON. While nothing else is sent for
+ASSISTANT_KEEPALIVE_MS (15 s by default: a tool running, a slow provider), a comment line \`: keep-alive\` is, which SSE clients skip.
 
 | event | data |
 |---|---|

@@ -174,7 +174,7 @@ function replay(stored: StoredMessage, turn: ChatTurn): Response {
 }
 
 class Answer {
-  private readonly stream = new EventStream();
+  private readonly stream: EventStream;
   /** Aborted when the client goes away or the provider stays silent too long: ends the provider's request. */
   private readonly upstream = new AbortController();
   private idleTimer: ReturnType<typeof setTimeout> | undefined;
@@ -191,6 +191,7 @@ class Answer {
     private readonly answerId: string,
     requestGone: AbortSignal,
   ) {
+    this.stream = new EventStream({}, context.config.ASSISTANT_KEEPALIVE_MS);
     const stop = () => this.upstream.abort();
     requestGone.addEventListener("abort", stop, { once: true });
     this.stream.clientGone.addEventListener("abort", stop, { once: true });
@@ -209,6 +210,7 @@ class Answer {
       if (approved.length) await this.runApproved(approved);
       first = await this.ask(0);
     } catch (error) {
+      this.stream.close(); // never answered: its keep-alive stops with it
       // Nothing reached the person: the claim is given up (a retry asks again), unless tools already ran.
       await (this.toolResults.length ? this.finish("incomplete") : abandonAnswer(db, turn.roomId, turn.messageId)).catch(() => {});
       throw error instanceof OpenAI.APIError ? providerFailure(error) : error;

@@ -1,25 +1,36 @@
 // A response of Server-Sent Events written as the work goes: `event: <type>` and one `data:` line of
 // JSON per event (JSON never holds a raw line break). A client that goes away cancels the body: the
-// stream then aborts its signal, and what is sent after that is dropped.
+// stream then aborts its signal, and what is sent after that is dropped. With `keepAliveMs`, a stream
+// that has sent nothing for that long sends a comment line (`: keep-alive`, which every SSE client
+// skips), so that proxies and load balancers do not close it as idle while a tool runs.
 
 const encoder = new TextEncoder();
+const KEEP_ALIVE = encoder.encode(": keep-alive\n\n");
 
 export class EventStream {
   readonly response: Response;
   private readonly gone = new AbortController();
   private controller!: ReadableStreamDefaultController<Uint8Array>;
   private closed = false;
+  private lastSentAt = Date.now();
+  private keepAlive: ReturnType<typeof setInterval> | undefined;
 
-  constructor(headers: Record<string, string> = {}) {
+  constructor(headers: Record<string, string> = {}, keepAliveMs?: number) {
     const body = new ReadableStream<Uint8Array>({
       start: (controller) => {
         this.controller = controller;
       },
       cancel: () => {
         this.closed = true;
+        clearInterval(this.keepAlive);
         this.gone.abort();
       },
     });
+    if (keepAliveMs !== undefined) {
+      this.keepAlive = setInterval(() => {
+        if (Date.now() - this.lastSentAt >= keepAliveMs) this.write(KEEP_ALIVE);
+      }, Math.max(10, Math.floor(keepAliveMs / 2)));
+    }
     this.response = new Response(body, {
       headers: { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache, no-store", "x-accel-buffering": "no", ...headers },
     });
@@ -31,13 +42,19 @@ export class EventStream {
   }
 
   send(type: string, data: unknown): void {
-    if (this.closed) return;
-    this.controller.enqueue(encoder.encode(`event: ${type}\ndata: ${JSON.stringify(data)}\n\n`));
+    this.write(encoder.encode(`event: ${type}\ndata: ${JSON.stringify(data)}\n\n`));
   }
 
   close(): void {
     if (this.closed) return;
     this.closed = true;
+    clearInterval(this.keepAlive);
     this.controller.close();
+  }
+
+  private write(bytes: Uint8Array): void {
+    if (this.closed) return;
+    this.lastSentAt = Date.now();
+    this.controller.enqueue(bytes);
   }
 }
