@@ -10,6 +10,9 @@
 --                         The message and its answer are written in one transaction, whose now() they
 --                         would share: a message is dated by the clock instead, so that a room's order
 --                         (created_at) puts every question before its answer.
+--   put_message           record_message's write without opening the room, answering the row itself:
+--                         begin_answer opens the room once for the message and its answer, and
+--                         reads the message's time from the row it wrote.
 --   record_transcription  transcribe-audio stores the text on the person's message, recording that
 --                         message first (no text yet, origin audio) when the app transcribes before it
 --                         sends: the chat then fills in its text and keeps the transcription.
@@ -92,6 +95,51 @@ create or replace function chat.open_room(p_room_id text, p_event_id core.object
   end
   $$;
 
+-- The message written into the caller's room `p_room_id` (which the caller opened), or, when the room
+-- already holds `p_message_id` or (for an answer) the answer to `p_in_reply_to`, the stored one with
+-- created = false. record_message (20261125000500_chat.sql) is now this after opening the room;
+-- begin_answer opens the room once for the message and its answer.
+create function chat.put_message(
+  p_room_id text, p_message_id text, p_role text, p_content text,
+  p_origin text default 'text', p_status text default 'complete', p_in_reply_to text default null, p_model text default null,
+  out created boolean, out message chat.messages
+)
+  language plpgsql volatile
+  set search_path = ''
+  as $$
+  begin
+    insert into chat.messages (owner_id, room_id, message_id, role, content, origin, status, in_reply_to, model)
+      values (core.current_user_id(), p_room_id, p_message_id, p_role, coalesce(p_content, ''), p_origin, p_status, p_in_reply_to, p_model)
+      on conflict do nothing
+      returning * into message;
+    created := message.message_id is not null;
+    if created then
+      return;
+    end if;
+    select * into message from chat.messages m
+      where m.owner_id = core.current_user_id() and m.room_id = p_room_id
+        and (m.message_id = p_message_id or (p_role = 'assistant' and m.role = 'assistant' and m.in_reply_to = p_in_reply_to))
+      order by m.message_id = p_message_id desc
+      limit 1;
+  end
+  $$;
+
+create or replace function chat.record_message(
+  p_room_id text, p_message_id text, p_role text, p_content text,
+  p_origin text default 'text', p_status text default 'complete', p_in_reply_to text default null, p_model text default null
+) returns jsonb
+  language plpgsql volatile
+  set search_path = ''
+  as $$
+  declare
+    v_put record;
+  begin
+    perform chat.open_room(p_room_id);
+    select * into v_put from chat.put_message(p_room_id, p_message_id, p_role, p_content, p_origin, p_status, p_in_reply_to, p_model);
+    return jsonb_build_object('created', v_put.created, 'message', chat.message_json(v_put.message));
+  end
+  $$;
+
 -- {created, answer, settled, history}: `answer` is the claimed answer (created) or the stored one
 -- (a retry: nothing else is done, `settled` and `history` are null). `history` is the newest
 -- `p_history_messages` finished messages before this one with text, newest first; the caller cuts
@@ -104,31 +152,30 @@ create function chat.begin_answer(
   set search_path = ''
   as $$
   declare
-    v_person jsonb := chat.record_message(p_room_id, p_message_id, 'user', p_content, p_origin);
-    v_claim jsonb;
-    v_sent_at timestamptz;
+    v_person record;
+    v_claim record;
   begin
-    if not (v_person ->> 'created')::boolean and v_person #>> '{message,content}' = '' then
+    perform chat.open_room(p_room_id);
+    select * into v_person from chat.put_message(p_room_id, p_message_id, 'user', p_content, p_origin);
+    if not v_person.created and (v_person.message).content = '' then
       update chat.messages m set content = coalesce(p_content, '')
         where m.owner_id = core.current_user_id() and m.room_id = p_room_id and m.message_id = p_message_id
           and m.role = 'user' and m.content = '';
     end if;
-    v_claim := chat.record_message(p_room_id, p_answer_id, 'assistant', '', 'text', 'streaming', p_message_id, p_model);
-    if not (v_claim ->> 'created')::boolean then
-      return jsonb_build_object('created', false, 'answer', v_claim -> 'message', 'settled', null, 'history', null);
+    select * into v_claim from chat.put_message(p_room_id, p_answer_id, 'assistant', '', 'text', 'streaming', p_message_id, p_model);
+    if not v_claim.created then
+      return jsonb_build_object('created', false, 'answer', chat.message_json(v_claim.message), 'settled', null, 'history', null);
     end if;
-    select m.created_at into v_sent_at from chat.messages m
-      where m.owner_id = core.current_user_id() and m.room_id = p_room_id and m.message_id = p_message_id;
     return jsonb_build_object(
       'created', true,
-      'answer', v_claim -> 'message',
+      'answer', chat.message_json(v_claim.message),
       'settled', chat.settle_confirmations(p_room_id, p_message_id, p_approve),
       'history', coalesce((
         select jsonb_agg(jsonb_build_object('role', h.role, 'content', h.content, 'origin', h.origin) order by h.created_at desc)
         from (
           select m.role, m.content, m.origin, m.created_at
           from chat.messages m
-          where m.owner_id = core.current_user_id() and m.room_id = p_room_id and m.created_at <= v_sent_at
+          where m.owner_id = core.current_user_id() and m.room_id = p_room_id and m.created_at <= (v_person.message).created_at
             and m.role in ('user', 'assistant') and m.status <> 'streaming' and m.content <> ''
             and m.message_id <> p_message_id and m.in_reply_to is distinct from p_message_id
           order by m.created_at desc
@@ -146,7 +193,8 @@ create function chat.record_transcription(p_room_id text, p_message_id text, p_t
   declare
     v_message chat.messages;
   begin
-    perform chat.record_message(p_room_id, p_message_id, 'user', '', 'audio');
+    perform chat.open_room(p_room_id);
+    perform chat.put_message(p_room_id, p_message_id, 'user', '', 'audio');
     update chat.messages m set transcription = p_transcription, transcribed_at = now()
       where m.owner_id = core.current_user_id() and m.room_id = p_room_id and m.message_id = p_message_id and m.role = 'user'
       returning * into v_message;
@@ -154,7 +202,7 @@ create function chat.record_transcription(p_room_id text, p_message_id text, p_t
   end
   $$;
 
-revoke execute on function chat.begin_answer(text, text, text, text, text, text, boolean, integer),
-  chat.record_transcription(text, text, text) from public;
-grant execute on function chat.begin_answer(text, text, text, text, text, text, boolean, integer),
-  chat.record_transcription(text, text, text) to authenticated;
+revoke execute on function chat.put_message(text, text, text, text, text, text, text, text),
+  chat.begin_answer(text, text, text, text, text, text, boolean, integer), chat.record_transcription(text, text, text) from public;
+grant execute on function chat.put_message(text, text, text, text, text, text, text, text),
+  chat.begin_answer(text, text, text, text, text, text, boolean, integer), chat.record_transcription(text, text, text) to authenticated;

@@ -6,16 +6,13 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { expectErrorBody } from "../setup/test-context.ts";
 import { type ChatWorld, finalOf, newMessageId, readEvents, startChatWorld, textOf, typesOf } from "./chat-fixtures.ts";
+import { expectScriptedAnswersUsed } from "./function-fixtures.ts";
 
 let chat: ChatWorld;
 beforeAll(async () => {
   chat = await startChatWorld();
 });
-afterEach(() => {
-  const unused = chat.standIn.unused();
-  chat.standIn.reset();
-  expect(unused, "every scripted answer was asked for").toEqual({ chat: 0, transcription: 0 });
-});
+afterEach(() => expectScriptedAnswersUsed(chat.standIn));
 afterAll(() => chat?.close());
 
 const stored = (roomId: string) => chat.world.t.owner<{ message_id: string; role: string; content: string; origin: string; status: string; in_reply_to: string | null; model: string | null }[]>`

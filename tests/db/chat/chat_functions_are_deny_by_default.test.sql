@@ -16,6 +16,7 @@ select set_eq($$select * from tests.functions_executable_by('authenticated', 'ch
   'chat.is_client_id(text)',
   'chat.message_json(chat.messages)',
   'chat.open_room(text,core.object_id)',
+  'chat.put_message(text,text,text,text,text,text,text,text)',
   'chat.record_message(text,text,text,text,text,text,text,text)',
   'chat.record_transcription(text,text,text)',
   'chat.room_json(chat.rooms)',

@@ -1,5 +1,5 @@
-// A fetch for clients that take one (the MCP SDK's transport) when the URL is not the service's own:
-// sent with node:http(s), so that in production the connection's own DNS lookup refuses every
+// A fetch for requests to hosts that are not the service's own (the MCP SDK's transport, webhook
+// deliveries): sent with node:http(s), so that in production the connection's own DNS lookup refuses every
 // address that is not public (public-address-lookup.ts; fetch has no such hook), an address literal
 // likewise. Redirects are answered as they are, never followed; a response body larger than
 // `maxResponseBytes` fails while it is read; each request has a connection of its own.

@@ -15,14 +15,12 @@
 // with node:http(s) rather than fetch, which has no such hook.
 //
 // Nothing here logs a secret or a body: attempts record the status code or a transport error only.
-import http from "node:http";
-import https from "node:https";
 import postgres from "postgres";
 import { DEVELOPMENT_ENCRYPTION_KEY, type Config } from "../config.ts";
 import { SecretBox } from "../crypto/secret-box.ts";
 import type { Database } from "../db/database.ts";
 import { serviceJobs } from "../db/service-jobs.ts";
-import { publicAddressLookup, refusedAddressLiteral, requestHostname } from "../http/public-address-lookup.ts";
+import { outboundFetch } from "../http/outbound-fetch.ts";
 import { nextAttemptAt } from "./retry-schedule.ts";
 import { signWebhook } from "./signing.ts";
 
@@ -239,46 +237,32 @@ function reportLoopError(error: unknown): void {
   console.error("[webhooks] dispatch failed:", error instanceof Error ? error.message : String(error));
 }
 
-/** Refuses a host any of whose addresses is not public: `refused <host> (<address>): <reason>`. */
-const lookupPublicAddress = publicAddressLookup();
+/** Senders by address policy: with `publicOnly`, every address the host resolves to must be public. */
+const senders = {
+  publicOnly: outboundFetch({ publicOnly: true, maxResponseBytes: 0 }),
+  any: outboundFetch({ publicOnly: false, maxResponseBytes: 0 }),
+};
 
 /**
- * POSTs `body`; resolves with the response's status (its body is discarded) or a transport error.
- * With `publicOnly`, every address the host resolves to must pass address-policy.ts, checked in the
- * connection's own lookup (publicAddressLookup).
+ * POSTs `body`; resolves with the response's status (its body is never read) or a transport error.
+ * With `publicOnly`, the host and every address it resolves to must pass address-policy.ts
+ * (outboundFetch: a literal is refused, a name in the connection's own lookup).
  */
-function send(
+async function send(
   url: URL,
   body: string,
   headers: Record<string, string>,
   { timeoutMs, publicOnly }: { timeoutMs: number; publicOnly: boolean },
 ): Promise<SendOutcome> {
-  const hostname = requestHostname(url);
-  // An address literal is never looked up, so the lookup below would not see it.
-  const literalRefused = publicOnly ? refusedAddressLiteral(hostname) : null;
-  if (literalRefused) return Promise.resolve({ error: `refused ${hostname}: ${literalRefused}` });
-  return new Promise((resolve) => {
-    const request = (url.protocol === "https:" ? https : http).request({
-      protocol: url.protocol,
-      hostname,
-      port: url.port || undefined,
-      path: `${url.pathname}${url.search}`,
-      method: "POST",
-      headers: { ...headers, "content-length": String(new TextEncoder().encode(body).byteLength) },
-      agent: false, // one connection per attempt: nothing pooled across receivers or addresses
-      lookup: publicOnly ? lookupPublicAddress : undefined,
-    });
-    const deadline = setTimeout(() => request.destroy(new Error(`no response within ${timeoutMs} ms`)), timeoutMs);
-    request.on("response", (response) => {
-      const retryAfter = response.headers["retry-after"];
-      resolve({ status: response.statusCode ?? 0, retryAfter: typeof retryAfter === "string" ? retryAfter : null });
-      response.on("close", () => clearTimeout(deadline));
-      response.resume();
-    });
-    request.on("error", (error) => {
-      clearTimeout(deadline);
-      resolve({ error: error.message });
-    });
-    request.end(body);
-  });
+  const deadline = new AbortController();
+  const timer = setTimeout(() => deadline.abort(new Error(`no response within ${timeoutMs} ms`)), timeoutMs);
+  try {
+    const response = await (publicOnly ? senders.publicOnly : senders.any)(url, { method: "POST", headers, body, signal: deadline.signal });
+    await response.body?.cancel();
+    return { status: response.status, retryAfter: response.headers.get("retry-after") };
+  } catch (error) {
+    return { error: error instanceof Error ? error.message : String(error) };
+  } finally {
+    clearTimeout(timer);
+  }
 }
