@@ -15,7 +15,7 @@ select reservation->>'id' as res_b from checkin.reserve(:'ev') \gset
 
 create function pg_temp.bracelet_scan(p_uid text, p_counter integer, p_nonce text) returns text language sql as $$
   select scan->>'result' from checkin.scan(current_setting('t.ev')::text, 'bracelet', null, null, p_uid, p_counter, 'entry',
-    'door-1', p_nonce, now(), null, false)
+    'door-1', p_nonce, now(), null, false, '0123456789abcdef')
 $$;
 select set_config('t.ev', :'ev', false);
 
