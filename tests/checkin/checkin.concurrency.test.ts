@@ -1,6 +1,8 @@
 // Races the door and the reservations are built for, decided by Postgres: 100 people reserving 50
 // seats at once end with exactly 50 approved and 50 waitlisted (the event's settings row lock), a
-// cancellation promotes exactly one, and two scanners on one ticket admit it once (its row lock).
+// cancellation promotes exactly one, two scanners on one ticket admit it once (its row lock), two
+// doors uploading two people's scans of one token admit one person (the token's claim is the insert
+// that exists), and a scan retried at once under one nonce is recorded once (the nonce's claim).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { UserWithKey } from "../setup/test-context.ts";
 import { type CheckIn, nonce, startCheckIn } from "./checkin-fixtures.ts";
@@ -58,5 +60,51 @@ describe("scanners racing on one ticket", () => {
       expect(results.map((r) => r.body.result).sort()).toEqual(["admitted", "already_inside"]);
     }
     expect((await c.call(c.host, "GET", `/api/v3/events/${eventId}/check-in/counts`)).body).toMatchObject({ checkedIn: 10, insideNow: 10 });
+  });
+});
+
+describe("two doors deciding one token at the same instant", () => {
+  it("30 events, two devices uploading the two holders' offline scans of the same token at once: one admitted per event, every time", async () => {
+    const rule = { chain: "evm", chainId: 31337, collection: "0x00000000000000000000000000000000000000cc", minBalance: 1, grants: ["checkIn"] };
+    const [first, second] = [people[0]!, people[1]!];
+    // The reads on record: both people held token 1 (it changed hands between their reads).
+    for (const [person, address] of [[first, "0x00000000000000000000000000000000000000a1"], [second, "0x00000000000000000000000000000000000000b1"]] as const) {
+      const evidence = { rule, satisfied: true, balance: 1, perOwner: { [address]: 1 }, tokens: ["1"], block: "7", readAt: new Date().toISOString() };
+      await c.t.owner`
+        insert into checkin.holdings (user_id, rule_key, satisfied, evidence)
+        values (${person.id}, checkin.rule_key(${c.t.owner.json(rule)}::jsonb), true, ${c.t.owner.json(evidence)}::jsonb)
+        on conflict (user_id, rule_key) do update set evidence = excluded.evidence, read_at = now()`;
+    }
+    const scannedAt = Date.now() - 60_000;
+    for (let round = 0; round < 30; round++) {
+      const eventId = await c.event();
+      await c.t.owner`update community.events set access_rules = ${c.t.owner.json([rule])}::jsonb where id = ${eventId}`;
+      const reservations = [await c.reserve(first, eventId), await c.reserve(second, eventId)];
+      const uploads = await Promise.all(reservations.map((reservation, i) =>
+        c.call(c.host, "POST", `/api/v3/events/${eventId}/check-ins/offline`, {
+          deviceId: `door-${i + 1}`,
+          scans: [{ method: "manual", reservationId: reservation.id, direction: "entry", nonce: nonce(), scannedAt: new Date(scannedAt + i * 1_000).toISOString() }],
+        })));
+      expect(uploads.map((u) => u.status), JSON.stringify(uploads.map((u) => u.body))).toEqual([200, 200]);
+      expect(uploads.map((u) => u.body.items[0].result).sort(), `round ${round}`).toEqual(["admitted", "token_already_used"]);
+      const [claims] = await c.t.owner<{ count: number }[]>`select count(*)::int from checkin.token_claims where event_id = ${eventId}`;
+      expect(claims!.count).toBe(1);
+    }
+  });
+});
+
+describe("one nonce retried at once", () => {
+  it("10 concurrent copies of one scan, 10 times: recorded once, every copy answers it, none a conflict", async () => {
+    const eventId = await c.event();
+    for (let round = 0; round < 10; round++) {
+      const person = people[round]!;
+      const reservation = await c.reserve(person, eventId);
+      const token = await c.ticket(person, eventId, reservation.id);
+      const scan = { method: "qr", ticket: token, deviceId: "door-1", nonce: nonce() };
+      const answers = await Promise.all(Array.from({ length: 10 }, () => c.call(c.host, "POST", `/api/v3/events/${eventId}/check-ins`, scan)));
+      expect(answers.map((a) => a.status), JSON.stringify(answers.map((a) => a.body))).toEqual(answers.map(() => 200));
+      expect(new Set(answers.map((a) => a.body.id)).size).toBe(1);
+      expect(answers.filter((a) => !a.body.replayed).map((a) => a.body.result)).toEqual(["admitted"]);
+    }
   });
 });

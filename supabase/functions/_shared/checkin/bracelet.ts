@@ -3,7 +3,7 @@
 //
 // node:crypto's AES (Deno has it too), synchronous: a SUN check is four AES calls, less than the
 // cost of awaiting Web Crypto.
-import { createCipheriv, createDecipheriv, randomBytes, timingSafeEqual } from "node:crypto";
+import { createCipheriv, createDecipheriv, createHash, randomBytes, timingSafeEqual } from "node:crypto";
 
 const BLOCK = 16;
 const ZERO_IV = new Uint8Array(BLOCK);
@@ -97,6 +97,16 @@ export function sunMessageFor(uid: string, counter: number, keys: SunKeys): SunM
   const counterLittleEndian = Uint8Array.of(counter & 0xff, (counter >> 8) & 0xff, (counter >> 16) & 0xff);
   const picc = Buffer.concat([Uint8Array.of(PICC_DATA_TAG), uidBytes, counterLittleEndian, randomBytes(BLOCK - 1 - SUN_UID_BYTES - 3)]);
   return { piccData: toHex(aesCbc("encrypt", metaReadKey, picc)), cmac: toHex(sdmMac(fileReadKey, uidBytes, counterLittleEndian)) };
+}
+
+/**
+ * The name of a key set: 8 bytes of SHA-256 over both keys, in hex (nothing of the keys can be
+ * learnt from it). A tag is its UID and the keys its messages verify under: one programmed with
+ * other keys may count from 0 again, so the database keeps a read-counter mark per UID and key set.
+ */
+export function sunKeySetOf(keys: SunKeys): string {
+  const { metaReadKey, fileReadKey } = checkedKeys(keys);
+  return createHash("sha256").update(metaReadKey).update(fileReadKey).digest("hex").slice(0, 16);
 }
 
 /**

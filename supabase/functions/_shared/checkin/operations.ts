@@ -13,7 +13,7 @@ import { ApiError } from "../http/errors.ts";
 import { containsPattern, cursorValue, pageClauses, pagingOf, toJsonPage } from "../http/listing.ts";
 import { JsonText, noContent, ok, type OperationContext, operation } from "../operations/operation.ts";
 import { type AccessRule, type HoldingsNeeded, readEvidence } from "./access.ts";
-import { normaliseBraceletUid, SunError, verifySunMessage } from "./bracelet.ts";
+import { normaliseBraceletUid, SunError, sunKeySetOf, verifySunMessage } from "./bracelet.ts";
 import type {
   AddStaffSchema, BindBraceletSchema, OfflineBatchSchema, ReservationListQuery, SaveCheckInSettingsSchema, ScanRequestSchema,
 } from "./schemas.ts";
@@ -293,22 +293,25 @@ async function credentialOf(config: Config, scan: ScanInput) {
     case "qr":
       try {
         const ticket = await verifyTicket(ticketKeysOf(config), scan.ticket!);
-        return { reservationId: ticket.reservationId, ticketVersion: ticket.version, braceletUid: null, sunCounter: null };
+        return { reservationId: ticket.reservationId, ticketVersion: ticket.version, braceletUid: null, sunCounter: null, sunKeySet: null };
       } catch (error) {
         if (error instanceof TicketTokenError) throw new ApiError(422, error.code, `The QR code is not a valid ticket: ${error.message}`);
         throw error;
       }
     case "manual":
-      return { reservationId: scan.reservationId!, ticketVersion: null, braceletUid: null, sunCounter: null };
+      return { reservationId: scan.reservationId!, ticketVersion: null, braceletUid: null, sunCounter: null, sunKeySet: null };
     case "bracelet": {
       if (scan.braceletUid !== undefined) {
         const uid = normalisedUid(scan.braceletUid);
-        return { reservationId: null, ticketVersion: null, braceletUid: uid, sunCounter: null };
+        return { reservationId: null, ticketVersion: null, braceletUid: uid, sunCounter: null, sunKeySet: null };
       }
       if (!config.BRACELET_SUN_KEYS) throw new ApiError(503, "sun_not_configured", "NTAG 424 bracelets are not configured on this service (BRACELET_SUN_KEYS).");
       try {
         const reading = verifySunMessage(scan.sun!, config.BRACELET_SUN_KEYS);
-        return { reservationId: null, ticketVersion: null, braceletUid: reading.uid, sunCounter: reading.counter };
+        return {
+          reservationId: null, ticketVersion: null, braceletUid: reading.uid, sunCounter: reading.counter,
+          sunKeySet: sunKeySetOf(config.BRACELET_SUN_KEYS),
+        };
       } catch (error) {
         if (error instanceof SunError) throw new ApiError(422, error.code, `The bracelet's SUN message is not valid: ${error.message}`);
         throw error;
@@ -338,7 +341,7 @@ export const scan = operation({
     const attempt = (evidence: unknown) => context.db.statement((tx) => tx<{ scan: string | null; needs: HoldingsNeeded | null }[]>`
       select scan::text, needs from checkin.scan(${eventId}, ${request.method}, ${credential.reservationId}, ${credential.ticketVersion}::integer,
         ${credential.braceletUid}, ${credential.sunCounter}::integer, ${request.direction}, ${request.deviceId}, ${request.nonce},
-        now(), ${evidence === null ? null : tx.json(evidence as never)}::jsonb, false)`);
+        now(), ${evidence === null ? null : tx.json(evidence as never)}::jsonb, false, ${credential.sunKeySet})`);
     let [row] = await attempt(null);
     if (row!.needs) [row] = await attempt(await readEvidence(context.config, row!.needs));
     return ok(new JsonText(row!.scan!));
@@ -375,7 +378,7 @@ export const recordOfflineScans = operation({
   name: "checkin.scans.offline",
   scopes: CHECKIN_WRITE,
   async run(context, { eventId, batch }: EventRef & { batch: z.output<typeof OfflineBatchSchema> }) {
-    const unverifiable = { reservationId: null, ticketVersion: null, braceletUid: null, sunCounter: null };
+    const unverifiable = { reservationId: null, ticketVersion: null, braceletUid: null, sunCounter: null, sunKeySet: null };
     const scans = await Promise.all(batch.scans.map(async (item) => {
       const credential = await credentialOf(context.config, item).catch((error) => {
         if (error instanceof ApiError && error.status < 500) return unverifiable;

@@ -86,17 +86,21 @@ export const TicketSchema = z.object({
 export const ScanMethod = z.enum(["qr", "bracelet", "manual"]);
 export const ScanDirection = z.enum(["entry", "exit"]);
 export const ScanResult = z.enum(["admitted", "exited", "unknown", "wrong_event", "not_approved", "revoked", "already_inside",
-  "not_inside", "access_denied", "access_unavailable", "token_already_used", "replayed_counter"]).openapi({
+  "not_inside", "access_denied", "access_unavailable", "token_already_used", "replayed_counter", "nonce_reused", "clock_skew"]).openapi({
   description: "admitted / exited: let through. Refusals: unknown (no such ticket or bracelet), wrong_event, not_approved " +
     "(pending or waitlisted), revoked (an old ticket version, a cancelled or declined reservation, a lost bracelet), already_inside, " +
     "not_inside (an exit without an entry), access_denied (the event's checkIn rule is not met by the linked wallets now), " +
     "access_unavailable (the chain could not be read: never admits), token_already_used (the NFT admitted someone else at this " +
-    "event), replayed_counter (an NTAG 424 read counter not above the last one: a copied bracelet URL)",
+    "event), replayed_counter (an NTAG 424 read counter not above the highest this tag ever sent, at any binding or event: a " +
+    "copied bracelet URL); offline scans only: nonce_reused (the device used this nonce for another scan in the batch or before; " +
+    "nothing else was decided), clock_skew (dated more than 5 minutes after the upload: the device's clock is wrong)",
 });
 
 const DeviceId = z.string().regex(/^[A-Za-z0-9._:-]{1,64}$/).openapi({ description: "The scanning device", example: "door-1" });
 const Nonce = z.string().regex(/^[A-Za-z0-9._:-]{8,64}$/).openapi({
-  description: "Unique per scan on that device (8-64 characters): the same device and nonce is recorded once and answers the first outcome",
+  description: "Unique per scan on that device (8-64 characters). The same device, nonce, credential and direction again answers " +
+    "the first outcome (`replayed: true`); the nonce with another credential or direction is 409 `nonce_reused` online, a " +
+    "`nonce_reused` refusal offline",
   example: "6f1c2e9a0b7d",
 });
 const BraceletUid = z.string().min(8).max(40).openapi({ description: "The NFC UID in hex (separators allowed)", example: "04:A2:3B:4C:5D:6E:7F" });
@@ -165,6 +169,10 @@ export const ScanSchema = z.object({
   scannedAt: timestamp,
   recordedAt: timestamp,
   offline: z.boolean(),
+  outsideEventWindow: z.boolean().openapi({
+    description: "An offline scan made more than 6 hours before the event starts or after it ends: decided as usual, flagged for the " +
+      "host to check (a device clock or an old batch)",
+  }),
   evidence: z.unknown().nullable().openapi({ description: "The holdings read that decided an NFT-gated entry" }),
   undoneAt: timestamp.nullable(),
   replayed: z.boolean().openapi({ description: "true: this device and nonce were recorded before; this is that first outcome" }),

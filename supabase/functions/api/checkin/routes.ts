@@ -196,7 +196,8 @@ export const scan = checkinRoute({
   method: "post", path: "/api/v3/events/{eventId}/check-ins", tags: DOOR,
   summary: "Scan a ticket, a bracelet, or check someone in by reservation",
   description: "Answers 200 with the recorded scan: `result` says admitted (or exited) or why not, with the attendee's name. " +
-    "The same `deviceId` and `nonce` is recorded once: sending it again answers the first outcome with `replayed: true`. " +
+    "The same `deviceId` and `nonce` is recorded once: sending the same scan again answers the first outcome with `replayed: true` " +
+    "(concurrent retries too); the nonce with another credential or direction is 409 `nonce_reused` and records nothing. " +
     "Two scanners racing on one ticket: one is admitted, the other told `already_inside`. An entry to an event with `checkIn` " +
     "access rules reads the attendee's wallets now (a token sold since reserving no longer admits), stores the read with the scan, " +
     "and one token admits one person per event (`token_already_used`). 422 `ticket_malformed` / `ticket_signature_invalid` / " +
@@ -205,7 +206,7 @@ export const scan = checkinRoute({
   request: { params: eventParam, body: { required: true, ...jsonContent(ScanRequestSchema) } },
   responses: {
     200: { description: "The scan", ...jsonContent(ScanSchema) },
-    ...errorResponses(400, 401, 403, 404, 413, 415, 503),
+    ...errorResponses(400, 401, 403, 404, 409, 413, 415, 503),
     ...unprocessable("Not a valid ticket or bracelet message (code names why); nothing recorded"),
   },
 });
@@ -215,7 +216,10 @@ export const recordOfflineScans = checkinRoute({
   summary: "Upload scans a device made offline",
   description: "Up to 10,000 scans (body up to 8 MiB), decided in the order they were made (`scannedAt`): the first entry of a " +
     "ticket wins, later ones are `already_inside`; a nonce already recorded for the device is recorded once (`replayed`), so " +
-    "uploading the same batch again changes nothing. A QR code or SUN message that does not verify is recorded as `unknown`. " +
+    "uploading the same batch again changes nothing, and a nonce the device used for another credential or direction is recorded " +
+    "as `nonce_reused` (refused, nobody named). A QR code or SUN message that does not verify is recorded as `unknown`. A scan " +
+    "dated more than 5 minutes after the upload is refused as `clock_skew`; one made more than 6 hours before the event starts or " +
+    "after it ends is decided as usual and flagged `outsideEventWindow: true`. " +
     `NFT rules are decided by the reads on record (the device could not read a chain). ${STAFF_ONLY}`,
   request: { params: eventParam, body: { required: true, ...jsonContent(OfflineBatchSchema) } },
   responses: { 200: { description: "The recorded scans", ...jsonContent(OfflineBatchResultSchema) }, ...errorResponses(400, 401, 403, 404, 413, 415, 503) },
@@ -295,13 +299,15 @@ export const bindBracelet = checkinRoute({
   summary: "Bind an NFC bracelet to an approved reservation",
   description: "The UID is normalised (upper-case hex, separators dropped; 4, 7 or 10 bytes). 201 bound; 200 this pair was bound " +
     "already. 409 `bracelet_in_use` (the UID is bound to someone else), `reservation_has_bracelet`, `reservation_not_approved`. " +
-    "Plain UIDs can be copied by any NFC phone; `kind: sun` bracelets (NTAG 424 DNA) cannot be forged and replays of their " +
-    `read counter are refused at the door. ${STAFF_ONLY}`,
+    "Plain UIDs can be copied by any NFC phone; `kind: sun` bracelets (NTAG 424 DNA) cannot be forged, and a read counter at or " +
+    "below the highest the tag ever sent (at any binding or event) is refused at the door. A `sun` bracelet's UID is 7 bytes " +
+    `(422 \`sun_uid_not_7_bytes\`). ${STAFF_ONLY}`,
   request: { params: eventParam, body: { required: true, ...jsonContent(BindBraceletSchema) } },
   responses: {
     201: { description: "Bound", ...jsonContent(BraceletSchema) },
     200: { description: "Already bound to this reservation", ...jsonContent(BraceletSchema) },
     ...errorResponses(400, 401, 403, 404, 409, 413, 415),
+    ...unprocessable("A `sun` bracelet whose UID is not 7 bytes (`sun_uid_not_7_bytes`)"),
   },
 });
 
