@@ -1,11 +1,13 @@
 // What the door and the reservations refuse: forged, tampered, expired and foreign tickets; people
 // who are not the event's staff; other people's reservations; services without ticket keys; bodies
-// over the offline route's own limit (and every other route's).
+// over the offline route's own limit (and every other route's); a copied NTAG 424 URL after the
+// bracelet changed hands or events; a nonce reused for another person's ticket.
 import { SignJWT } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { sunMessageFor } from "../../supabase/functions/_shared/checkin/bracelet.ts";
 import { generateTicketSigningKey, parseTicketSigningKeys, signTicket } from "../../supabase/functions/_shared/checkin/ticket-token.ts";
 import { expectErrorBody, type UserWithKey } from "../setup/test-context.ts";
-import { type CheckIn, nonce, startCheckIn } from "./checkin-fixtures.ts";
+import { type CheckIn, nonce, startCheckIn, SUN_KEYS } from "./checkin-fixtures.ts";
 
 let c: CheckIn;
 let alice: UserWithKey;
@@ -115,5 +117,45 @@ describe("input limits", () => {
     await expectErrorBody(await c.t.call(`/api/v3/events/${eventId}/check-ins`, { method: "POST", key: c.host.key, json: padded }), 413, "payload_too_large");
     const huge = { ...padded, pad: "x".repeat(9 * 1024 * 1024) };
     await expectErrorBody(await c.t.call(`/api/v3/events/${eventId}/check-ins/offline`, { method: "POST", key: c.host.key, json: huge }), 413, "payload_too_large");
+  });
+});
+
+describe("copies and reuse at the door", () => {
+  it("a copied SUN URL admits at most once for the life of the tag: not after rebinding, not at another event", async () => {
+    const uid = "04112233445566";
+    const [here, there] = [await c.event(), await c.event()];
+    const [first, second, third] = [await c.reserve(alice, here), await c.reserve(mallory, here), await c.reserve(mallory, there)];
+    const bind = (eventId: string, reservationId: string) =>
+      c.call(c.host, "POST", `/api/v3/events/${eventId}/bracelets`, { reservationId, uid, kind: "sun" });
+    const binding = (await bind(here, first.id)).body;
+    const copied = sunMessageFor(uid, 5, SUN_KEYS);
+    expect((await c.scan(c.host, here, { method: "bracelet", sun: copied })).result).toBe("admitted");
+    await c.call(c.host, "POST", `/api/v3/events/${here}/bracelets/${binding.id}/unbind`);
+    expect((await bind(here, second.id)).status).toBe(201);
+    expect((await c.scan(c.host, here, { method: "bracelet", sun: copied })).result).toBe("replayed_counter");
+    expect((await bind(there, third.id)).status).toBe(201);
+    expect((await c.scan(c.host, there, { method: "bracelet", sun: copied })).result).toBe("replayed_counter");
+    expect((await c.scan(c.host, there, { method: "bracelet", sun: sunMessageFor(uid, 6, SUN_KEYS) })).result).toBe("admitted");
+  });
+
+  it("a sun bracelet whose UID is not 7 bytes is not bound: 422 sun_uid_not_7_bytes", async () => {
+    const eventId = await c.event();
+    const reservation = await c.reserve(alice, eventId);
+    await expectErrorBody(await c.t.call(`/api/v3/events/${eventId}/bracelets`, {
+      method: "POST", key: c.host.key, json: { reservationId: reservation.id, uid: "04:A2:3B:4C", kind: "sun" },
+    }), 422, "sun_uid_not_7_bytes");
+  });
+
+  it("a nonce reused with another person's ticket is 409 nonce_reused, never the first person's admission", async () => {
+    const eventId = await c.event();
+    const [first, second] = [await c.reserve(alice, eventId), await c.reserve(mallory, eventId)];
+    const used = nonce();
+    const scan = async (reservationId: string) =>
+      scanAs(c.host, eventId, { method: "qr", ticket: await c.ticket(reservationId === first.id ? alice : mallory, eventId, reservationId), nonce: used });
+    expect((await (await scan(first.id)).json()).result).toBe("admitted");
+    await expectErrorBody(await scan(second.id), 409, "nonce_reused");
+    expect((await (await scan(first.id)).json()).replayed).toBe(true);
+    const [recorded] = await c.t.owner<{ count: number }[]>`select count(*)::int from checkin.scans where reservation_id = ${second.id}`;
+    expect(recorded!.count).toBe(0);
   });
 });
