@@ -287,31 +287,31 @@ export const getAccess = operation({
 
 type ScanInput = Pick<z.output<typeof ScanRequestSchema>, "method" | "ticket" | "reservationId" | "braceletUid" | "sun">;
 
+/** The credential fields of a scan, none given (a QR code or SUN message that did not verify, offline). */
+const NO_CREDENTIAL = { reservationId: null, ticketVersion: null, braceletUid: null, sunCounter: null, sunKeySet: null };
+
 /** The credential as the database takes it, after the gateway verified what it signs or MACs. */
 async function credentialOf(config: Config, scan: ScanInput) {
   switch (scan.method) {
     case "qr":
       try {
         const ticket = await verifyTicket(ticketKeysOf(config), scan.ticket!);
-        return { reservationId: ticket.reservationId, ticketVersion: ticket.version, braceletUid: null, sunCounter: null, sunKeySet: null };
+        return { ...NO_CREDENTIAL, reservationId: ticket.reservationId, ticketVersion: ticket.version };
       } catch (error) {
         if (error instanceof TicketTokenError) throw new ApiError(422, error.code, `The QR code is not a valid ticket: ${error.message}`);
         throw error;
       }
     case "manual":
-      return { reservationId: scan.reservationId!, ticketVersion: null, braceletUid: null, sunCounter: null, sunKeySet: null };
+      return { ...NO_CREDENTIAL, reservationId: scan.reservationId! };
     case "bracelet": {
       if (scan.braceletUid !== undefined) {
         const uid = normalisedUid(scan.braceletUid);
-        return { reservationId: null, ticketVersion: null, braceletUid: uid, sunCounter: null, sunKeySet: null };
+        return { ...NO_CREDENTIAL, braceletUid: uid };
       }
       if (!config.BRACELET_SUN_KEYS) throw new ApiError(503, "sun_not_configured", "NTAG 424 bracelets are not configured on this service (BRACELET_SUN_KEYS).");
       try {
         const reading = verifySunMessage(scan.sun!, config.BRACELET_SUN_KEYS);
-        return {
-          reservationId: null, ticketVersion: null, braceletUid: reading.uid, sunCounter: reading.counter,
-          sunKeySet: sunKeySetOf(config.BRACELET_SUN_KEYS),
-        };
+        return { ...NO_CREDENTIAL, braceletUid: reading.uid, sunCounter: reading.counter, sunKeySet: sunKeySetOf(config.BRACELET_SUN_KEYS) };
       } catch (error) {
         if (error instanceof SunError) throw new ApiError(422, error.code, `The bracelet's SUN message is not valid: ${error.message}`);
         throw error;
@@ -378,10 +378,9 @@ export const recordOfflineScans = operation({
   name: "checkin.scans.offline",
   scopes: CHECKIN_WRITE,
   async run(context, { eventId, batch }: EventRef & { batch: z.output<typeof OfflineBatchSchema> }) {
-    const unverifiable = { reservationId: null, ticketVersion: null, braceletUid: null, sunCounter: null, sunKeySet: null };
     const scans = await Promise.all(batch.scans.map(async (item) => {
       const credential = await credentialOf(context.config, item).catch((error) => {
-        if (error instanceof ApiError && error.status < 500) return unverifiable;
+        if (error instanceof ApiError && error.status < 500) return NO_CREDENTIAL;
         throw error;
       });
       return { ...credential, method: item.method, direction: item.direction, nonce: item.nonce, scannedAt: item.scannedAt };
