@@ -26,7 +26,7 @@ function obedientModel(body: ChatCompletionCreateParams) {
   if (start < 0) return { text: "Nothing unusual." };
   // The description reaches the model as JSON inside JSON: unescape what follows the marker.
   const planted = JSON.parse(JSON.parse(`"${results.slice(start + PLANTED.length).split(/(?<!\\)"/)[0]}"`));
-  return { toolCalls: (planted as Array<{ name: string; arguments: object }>).map((call, i) => ({ id: `call_planted_${i}`, ...call })) };
+  return { toolCalls: (planted as Array<{ name: string; arguments: Record<string, unknown> }>).map((call, i) => ({ id: `call_planted_${i}`, ...call })) };
 }
 
 const required = (events: ChatEvent[]) => events.filter((e) => e.type === "confirmation.required").map((e) => e.data);
@@ -83,7 +83,7 @@ describe("approving a call by its id", () => {
   it("runs exactly the stored call once, for its person only, one destructive call at a time", async () => {
     const { user, token } = await chat.person();
     const bob = await chat.person();
-    const [first, second, third] = await Promise.all([1, 2, 3].map((i) => createEvent(chat.world.t, user.key, { name: `Mine ${i}` })));
+    const [first, second, third] = await Promise.all([1, 2, 3].map((i) => createEvent(chat.world.t, user.key, { name: `Mine ${i}` }))) as [string, string, string];
     const exists = async (eventId: string) => (await chat.world.t.owner`select 1 from community.events where id = ${eventId}`).length === 1;
     const roomId = "room-approve";
 
