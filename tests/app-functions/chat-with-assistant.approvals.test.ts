@@ -127,12 +127,8 @@ describe("approving a call by its id", () => {
     expect(await exists(second)).toBe(true);
     expect(await exists(third)).toBe(true);
 
-    // Approved twice at the same instant: it runs once.
     chat.standIn.scriptChat({ text: "Deleted." });
-    const racing = await Promise.all([0, 1].map(() =>
-      chat.chat(token, { roomId, messageId: newMessageId(), message: "Approved", approve: [secondProposal.callId] })));
-    expect(racing.map((r) => r.status).sort()).toEqual([200, 409]);
-    await readEvents(racing.find((r) => r.status === 200)!);
+    await chat.ask(token, { roomId, messageId: newMessageId(), message: "Approved", approve: [secondProposal.callId] });
     expect(await exists(second)).toBe(false);
 
     // Declined: it never runs, and cannot be approved after.
@@ -146,6 +142,30 @@ describe("approving a call by its id", () => {
       { tool: "delete_event", arguments: { eventId: second } },
     ]);
     expect(await auditedWrites(bob.user.id)).toEqual([]);
+  });
+});
+
+describe("approving one call from two requests at the same instant", () => {
+  it("runs it once, for each of eight calls", async () => {
+    const { user, token } = await chat.person();
+    const events = await Promise.all(Array.from({ length: 8 }, (_, i) => createEvent(chat.world.t, user.key, { name: `Raced ${i}` })));
+    const roomId = "room-race";
+    chat.standIn.scriptChat({ toolCalls: events.map((eventId, i) => ({ id: `call_${i}`, name: "delete_event", arguments: { eventId } })) }, { text: "Asked." });
+    const proposals = required(await chat.ask(token, { roomId, messageId: newMessageId(), message: "Delete them", useMCP: true }));
+    expect(proposals).toHaveLength(8);
+
+    chat.standIn.scriptChat(...proposals.map(() => ({ text: "Deleted." })));
+    const racing = await Promise.all(proposals.flatMap((proposal) => [0, 1].map(async () => {
+      const response = await chat.chat(token, { roomId, messageId: newMessageId(), message: "Approved", approve: [proposal.callId] });
+      if (response.status === 200) await readEvents(response);
+      return response.status;
+    })));
+
+    expect(racing.filter((status) => status === 200)).toHaveLength(8);
+    expect(racing.filter((status) => status === 409)).toHaveLength(8);
+    const deletions = await auditedWrites(user.id);
+    expect(deletions.map((d) => (d.arguments as { eventId: string }).eventId).sort()).toEqual([...events].sort());
+    expect(await chat.world.t.owner`select 1 from community.events where id in ${chat.world.t.owner(events)}`).toHaveLength(0);
   });
 });
 
