@@ -1,7 +1,7 @@
 // chat-with-assistant with useMCP: the model calls the service's public MCP tools as the person,
 // through the MCP SDK's client linked in memory (the same tools, audit and confirmation links as
 // /mcp): a read of the person's events, a wallet link that answers a link and changes nothing, a
-// write that waits for the person's yes, the registry deciding what is offered, and the cap on tool
+// write that waits for the person's approval of its call id, the registry deciding what is offered, and the cap on tool
 // rounds.
 import type { ChatCompletionCreateParams } from "openai/resources/chat/completions";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
@@ -71,7 +71,7 @@ describe("reading through the public MCP tools", () => {
 });
 
 describe("a write the model asks for", () => {
-  it("waits for the person's yes, then runs exactly the call they were shown", async () => {
+  it("waits for the person to approve its call id, then runs exactly the call they were shown", async () => {
     const { user, token } = await chat.person();
     const create = { name: "Rooftop Jam", startsAt: "2026-12-12T20:00:00+01:00", endsAt: "2026-12-12T23:00:00+01:00", timeZone: "Europe/Lisbon", status: "PUBLISHED", visibility: "public" };
     chat.standIn.scriptChat(
@@ -82,30 +82,31 @@ describe("a write the model asks for", () => {
     const asked = await chat.ask(token, { roomId, messageId: newMessageId(), message: "Create a Rooftop Jam on the 12th", useMCP: true });
 
     expect(typesOf(asked)).not.toContain("tool.result");
-    expect(asked.find((e) => e.type === "confirmation.required")!.data).toEqual({
-      id: "call_create", name: "create_event", title: "Create an event", arguments: create, destructive: false, reply: "yes",
+    const required = asked.find((e) => e.type === "confirmation.required")!.data;
+    expect(required).toEqual({
+      id: "call_create", callId: expect.any(String), name: "create_event", title: "Create an event", arguments: create, destructive: false,
+      expiresAt: expect.any(String),
     });
+    const { callId } = required;
     expect(textOf(asked)).toBe("Shall I create it? (awaiting_confirmation)");
-    expect(finalOf(asked).tool_results).toEqual([{ id: "call_create", name: "create_event", arguments: create, status: "awaiting_confirmation" }]);
+    expect(finalOf(asked).tool_results).toEqual([{ id: "call_create", callId, name: "create_event", arguments: create, status: "awaiting_confirmation" }]);
     const mine = () => chat.world.t.owner`select name from community.events where owner_id = ${user.id}`;
     expect(await mine()).toHaveLength(0);
 
     chat.standIn.scriptChat((body) => ({ text: `Created: ${toolMessages(body)[0].name}.` }));
-    const approved = await chat.ask(token, { roomId, messageId: newMessageId(), message: "Yes!", useMCP: true });
+    const approved = await chat.ask(token, { roomId, messageId: newMessageId(), message: "Yes!", useMCP: true, approve: [callId] });
 
     expect(typesOf(approved).slice(0, 3)).toEqual(["message.start", "tool.call", "tool.result"]);
-    expect(approved[1]!.data).toEqual({ id: "call_create", name: "create_event", arguments: create, approved: true });
+    expect(approved[1]!.data).toEqual({ id: callId, name: "create_event", arguments: create, approved: true });
     expect(approved[2]!.data).toMatchObject({ status: "ok", result: { name: "Rooftop Jam" } });
     expect(textOf(approved)).toBe("Created: Rooftop Jam.");
     expect(await mine()).toEqual([{ name: "Rooftop Jam" }]);
     // The model saw the person's yes, then the call and its result, in the order OpenAI requires.
     const sent = chat.standIn.requests.at(-1)!.body!.messages.slice(-3);
     expect(sent.map((m) => m.role)).toEqual(["user", "assistant", "tool"]);
-    const [question] = await chat.world.t.owner`select tool_results from chat.messages where room_id = ${roomId} and owner_id = ${user.id}
-      and role = 'assistant' order by created_at limit 1`;
-    expect(question!.tool_results[0].status).toBe("approved");
+    expect(await chat.world.t.owner`select status from chat.proposed_calls where id = ${callId}`).toEqual([{ status: "approved" }]);
 
-    // A second yes finds nothing left to run.
+    // A yes in words runs nothing.
     chat.standIn.scriptChat({ text: "Nothing to do." });
     const again = await chat.ask(token, { roomId, messageId: newMessageId(), message: "yes", useMCP: true });
     expect(typesOf(again)).not.toContain("tool.call");

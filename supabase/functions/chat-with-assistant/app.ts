@@ -40,6 +40,8 @@ export function createChatWithAssistantApp(services: AppServices) {
           origin: originOf(body),
           model: chooseModel(config, body.model),
           useTools: body.useMCP === true,
+          settlement: { approve: body.approve ?? [], decline: body.decline ?? [] },
+          enableAssistant: body.enableAssistant === true,
         },
         signal,
       );

@@ -6,7 +6,7 @@
 // an image travels in `textContent` as a data URL, since no other field can carry it.
 import { z } from "@hono/zod-openapi";
 import { functionRoute } from "../_shared/app-functions/routes.ts";
-import { APPROVAL_REPLIES, CHAT_LIMITS, CONFIRMATION_MINUTES, IMAGE_TYPES } from "../_shared/chat/limits.ts";
+import { CHAT_LIMITS, CONFIRMATION_MINUTES, IMAGE_TYPES } from "../_shared/chat/limits.ts";
 import { ClientId } from "../_shared/chat/schemas.ts";
 
 const IMAGE_DATA_URL = new RegExp(`^data:(${IMAGE_TYPES.join("|").replaceAll("/", "\\/")});base64,([A-Za-z0-9+/]*={0,2})$`);
@@ -34,6 +34,9 @@ function imageProblem(dataUrl: string): { code: string; message: string } | unde
   return undefined;
 }
 
+/** The call ids a request approves or declines: each names one call (there is no "all"). */
+const CallIds = z.array(z.string().uuid().openapi({ example: "3f0c2a5e-8d1b-4c7a-9e2f-6b5d4a3c2b1a" })).min(1).max(CHAT_LIMITS.settledPerRequest);
+
 export const ChatRequestSchema = z.object({
   roomId: ClientId.describe("The chat room, yours: created on first use"),
   message: z.string().min(1).max(CHAT_LIMITS.messageChars).describe("What the person wrote or said"),
@@ -47,8 +50,16 @@ export const ChatRequestSchema = z.object({
   textContent: z.string().max(IMAGE_DATA_URL_CHARS).optional().describe(`What the model reads instead of \`message\` (a transcription, ` +
     `a pasted text: at most ${CHAT_LIMITS.textContentChars} characters), or the image when \`imageData\``),
   originalType: z.enum(["text", "audio", "image"]).optional().describe("How the person sent it; default from audioData and imageData, else text. Flags that disagree: 400 conflicting_origin"),
+  approve: CallIds.optional().describe("The `callId`s of `confirmation.required` events the person approved in the app: each runs, as it was shown, " +
+    "before the model answers this message. Each must be yours, of this room, and still pending, else 409 approval_not_pending and nothing is " +
+    "recorded; at most one destructive call per request (409 one_destructive_call_at_a_time)"),
+  decline: CallIds.optional().describe("The `callId`s the person declined in the app: they never run. The same rules as `approve`"),
+  enableAssistant: z.boolean().optional().describe("Turns the assistant's tools on again after you revoked its grant (\"Check-in app assistant\" " +
+    "under /api/v3/me/mcp-grants): until then a request that needs them (useMCP, approve) answers 403 assistant_disabled"),
 }).strict().superRefine((body, ctx) => {
   const problem = (path: string, code: string, message: string) => ctx.addIssue({ code: "custom", path: [path], message, params: { code } });
+  const declined = new Set(body.decline);
+  if (body.approve?.some((id) => declined.has(id))) problem("decline", "conflicting_approval", "a call id is both approved and declined");
   const origin = originOf(body);
   if ((body.imageData && origin !== "image") || (body.audioData && origin !== "audio") || (origin === "image" && !body.imageData)) {
     problem("originalType", "conflicting_origin", "audioData, imageData and originalType name different origins (an image message needs imageData)");
@@ -78,7 +89,7 @@ ASSISTANT_KEEPALIVE_MS (15 s by default: a tool running, a slow provider), a com
 | \`tool.call\` | \`{ id, name, arguments, approved? }\`: a tool the model called (\`useMCP\`) |
 | \`tool.result\` | \`{ id, name, status: ok \\| error, result \\| error }\` |
 | \`confirmation.link\` | \`{ id, name, title, confirmationId, kind, url, expiresAt, action }\`: a wallet or money action, as the single-use link for you to open |
-| \`confirmation.required\` | \`{ id, name, title, arguments, destructive, reply }\`: a write the model asked for, not run; reply "${APPROVAL_REPLIES[0]}" in your next message to run exactly this |
+| \`confirmation.required\` | \`{ id, callId, name, title, arguments, destructive, expiresAt }\`: a write the model asked for, not run; send \`approve: [callId]\` to run exactly this |
 | \`error\` | \`{ code, message }\`: the answer could not be finished |
 | \`done\` | \`{ success, message, tool_results, session_id, status, replayed, error?, code? }\`, last |
 
@@ -88,9 +99,17 @@ answer is stored as incomplete. Before the stream starts, the provider is tried 
 up to 4 s): when it stays unavailable the answer is the error body, 503 \`provider_unavailable\` (with its Retry-After)
 or 502 \`provider_error\`, and the same \`messageId\` may be sent again.
 
-Tools: reads run and wallet and money actions answer a confirmation link; any other write is asked about
-(\`confirmation.required\`) and runs only when your next message in the room is ${APPROVAL_REPLIES.map((r) => `"${r}"`).join(", ")}
-(within ${CONFIRMATION_MINUTES} minutes); any other message declines it. Caps: \`message\` ${CHAT_LIMITS.messageChars} characters,
+Tools: reads run, and wallet and money actions answer a confirmation link (at most ${CHAT_LIMITS.linksPerTurn} an answer: past that the
+model is answered \`link_budget_exhausted\`). Any other write is stored, not run, and asked about (\`confirmation.required\`,
+with its \`callId\`): it runs only when a later request in the room names its \`callId\` in \`approve\`, an act of the person in the
+app (what they write in \`message\`, "OK." or "yes" included, approves nothing). The service then runs the stored call (its tool
+and arguments, not what the model asks again) once, before the model answers; the event \`tool.call\` has \`approved: true\` and
+the call's \`callId\` as \`id\`. A call waits ${CONFIRMATION_MINUTES} minutes; \`decline\` ends it sooner. Each id is one call, and a
+request approves at most one destructive call (delete, cancel, decline, unbind). A call id that is not yours, not this room's,
+already approved or declined (by this request or another, even at the same instant) or expired: 409 \`approval_not_pending\`
+(\`details.callIds\`), and nothing of the request is recorded or run. The assistant acts through your grant "Check-in app
+assistant" (/api/v3/me/mcp-grants), made on first use; once you revoke it, a request with \`useMCP\` or \`approve\` answers 403
+\`assistant_disabled\` until one sends \`enableAssistant: true\`. Caps: \`message\` ${CHAT_LIMITS.messageChars} characters,
 \`textContent\` ${CHAT_LIMITS.textContentChars}, an image ${CHAT_LIMITS.imageBytes} bytes, the room's last ${CHAT_LIMITS.historyMessages}
 messages up to ${CHAT_LIMITS.historyChars} characters as context, ${CHAT_LIMITS.toolRounds} tool rounds of at most ${CHAT_LIMITS.toolCallsPerRound}
 calls, tool results cut at ${CHAT_LIMITS.toolResultChars} characters for the model (shown as \`{ clipped, characters }\`). Rate limited per person (CHAT_WITH_ASSISTANT_RATE_LIMIT_PER_MINUTE, 20 by default).`;

@@ -1,4 +1,5 @@
--- Chat (20261125000500_chat.sql, 20261125000600_chat_assistant.sql, 20261125000700_chat_turns.sql) is deny by default: no function is executable by PUBLIC or anon;
+-- Chat (20261125000500_chat.sql, 20261125000600_chat_assistant.sql, 20261125000700_chat_turns.sql,
+-- 20261128000300_chat_approvals.sql) is deny by default: no function is executable by PUBLIC or anon;
 -- authenticated executes the room and message functions; service_jobs executes the registry's
 -- writer only, which is security definer with an empty search_path and the only way to write the
 -- registry; every function pins its search_path.
@@ -10,18 +11,19 @@ select is_empty($$select * from tests.functions_executable_by('anon', 'chat')$$,
 
 select set_eq($$select * from tests.functions_executable_by('authenticated', 'chat')$$, array[
   'chat.abandon_answer(text,text)',
-  'chat.assistant_grant(text[],text)',
-  'chat.begin_answer(text,text,text,text,text,text,boolean,integer)',
+  'chat.assistant_grant(text[],text,boolean)',
+  'chat.begin_answer(text,text,text,text,text,text,uuid[],uuid[],integer)',
   'chat.capability_json(chat.capabilities)',
   'chat.is_client_id(text)',
   'chat.message_json(chat.messages)',
   'chat.open_room(text,core.object_id)',
+  'chat.propose_call(text,text,text,jsonb,boolean)',
   'chat.put_message(text,text,text,text,text,text,text,text)',
   'chat.record_message(text,text,text,text,text,text,text,text)',
   'chat.record_transcription(text,text,text)',
   'chat.room_json(chat.rooms)',
-  'chat.settle_confirmations(text,text,boolean)'
-], 'authenticated: rooms, messages and their JSON, the assistant''s grant and confirmations');
+  'chat.settle_proposed_calls(text,text,uuid[],uuid[])'
+], 'authenticated: rooms, messages and their JSON, the assistant''s grant, its proposed calls and their approval');
 
 select is(tests.roles_writing('chat.capabilities'), '{}'::text[], 'no role writes the registry directly');
 

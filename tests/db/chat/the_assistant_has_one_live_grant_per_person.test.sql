@@ -1,6 +1,7 @@
 -- The in-app assistant's grant (20261125000600_chat_assistant.sql): one live grant per person for
 -- the client eventhub-app-assistant, made on first use, reused (its scopes brought up to date), and
--- replaced once the person revoked it; never another person's.
+-- replaced once the person revoked it and turned the assistant on again (20261128000300_chat_approvals.sql);
+-- never another person's.
 begin;
 select plan(8);
 
@@ -17,8 +18,8 @@ select is((chat.assistant_grant('{events:read,events:write}', 'http://app.exampl
 select is((select scopes from mcp_oauth.grants), '{events:read,events:write}'::text[], 'with the scopes of now');
 
 select is(mcp_oauth.revoke_my_grant(:'first_grant'), true, 'alice revokes it on her grants page');
-select isnt((chat.assistant_grant('{events:read}', 'http://app.example/functions/v1/chat-with-assistant')).grant_id, :'first_grant'::core.object_id,
-  'the next chat makes a new grant rather than using the revoked one');
+select isnt((chat.assistant_grant('{events:read}', 'http://app.example/functions/v1/chat-with-assistant', true)).grant_id, :'first_grant'::core.object_id,
+  'turned on again, the assistant gets a new grant rather than using the revoked one');
 
 select tests.authenticate_as(:'bob');
 select isnt((chat.assistant_grant('{events:read}', 'http://app.example/functions/v1/chat-with-assistant')).grant_id, :'first_grant'::core.object_id,

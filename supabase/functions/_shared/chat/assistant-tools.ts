@@ -6,7 +6,9 @@
 //
 // An app session is the person themselves, so the grant holds every public scope (as in
 // discover-mcp-capabilities): what protects them from a steered model is that a write runs only when
-// they confirm it (assistant.ts), and that wallet and money actions are only ever links.
+// they approve that exact call in the app (assistant.ts), and that wallet and money actions are only
+// ever links, a few a turn. Revoking the grant turns the assistant's tools off until the person turns
+// them on again (chat.assistant_grant).
 //
 // Offered to the model: the tools the registry holds from the service (source 'service'), enabled
 // and not withdrawn, that the server lists for these scopes. Each is sorted by what running it on
@@ -97,12 +99,16 @@ export class AssistantToolbox {
     readonly offered: ReadonlyMap<string, OfferedTool>,
   ) {}
 
-  /** The person's toolbox: their assistant grant (made on first use), and the tools on offer now. */
-  static async open(surface: PublicToolSurface, context: OperationContext, resource: string): Promise<AssistantToolbox> {
+  /**
+   * The person's toolbox: their assistant grant, and the tools on offer now. The grant is made on
+   * first use; once they revoked it, only again when `enable` (their explicit act): else 403
+   * assistant_disabled.
+   */
+  static async open(surface: PublicToolSurface, context: OperationContext, resource: string, enable: boolean): Promise<AssistantToolbox> {
     if (context.principal.kind !== "session") throw new Error("the assistant acts for an app session");
     const [[grant], registered] = await Promise.all([
       context.db.statement((tx) => tx<{ grant_id: string; client_id: string }[]>`
-        select grant_id, client_id from chat.assistant_grant(${APP_SESSION_SCOPES as string[]}, ${resource})`),
+        select grant_id, client_id from chat.assistant_grant(${APP_SESSION_SCOPES as string[]}, ${resource}, ${enable})`),
       context.db.statement((tx) => tx<{ tool_name: string }[]>`
         select tool_name from chat.capabilities where source = 'service' and enabled and withdrawn_at is null`),
     ]);

@@ -16,6 +16,10 @@ export const CHAT_LIMITS = {
   toolRounds: 5,
   /** Tool calls run in one round; more are answered "skipped". */
   toolCallsPerRound: 8,
+  /** Confirmation links (request_* tools) the model may make in one answer: planted text cannot fill the person's open links. */
+  linksPerTurn: 2,
+  /** Call ids one request may approve or decline. */
+  settledPerRequest: 8,
   /** A tool result's JSON: a longer one reaches the model cut here, and the app and storage as a note of its size. */
   toolResultChars: 16_000,
   /** An answer's stored text (chat.messages.content holds 200,000). */
@@ -25,8 +29,5 @@ export const CHAT_LIMITS = {
 /** Images the model is sent, by the media type a data URL names. */
 export const IMAGE_TYPES = ["image/png", "image/jpeg", "image/webp", "image/gif"] as const;
 
-/** What a person replies to run the writes the assistant asked them to confirm (any other reply declines). */
-export const APPROVAL_REPLIES = ["yes", "y", "yes please", "confirm", "ok", "okay"] as const;
-
-/** How long such a question stays answerable (chat.settle_confirmations). */
+/** How long a write the assistant asked about may be approved by its call id (chat.proposed_calls). */
 export const CONFIRMATION_MINUTES = 15;

@@ -1,7 +1,8 @@
 // The chat's rooms and messages as the assistant uses them, each statement as the person (RLS keeps
 // them to their own rooms): beginning an answer (the person's message recorded, its one answer
-// claimed, the writes an earlier answer waits for settled and the conversation read, in one
-// statement: chat.begin_answer), then finishing or abandoning that answer.
+// claimed, the calls the request approves or declines settled and the conversation read, in one
+// statement: chat.begin_answer), storing the writes the model asks for (chat.propose_call), then
+// finishing or abandoning that answer.
 import type { Scoped } from "../db/database.ts";
 import { CHAT_LIMITS } from "./limits.ts";
 
@@ -13,11 +14,10 @@ export interface ToolResult {
   id: string;
   name: string;
   arguments: unknown;
-  /**
-   * ok, error; awaiting_confirmation (a write the person is asked about), then approved, declined or
-   * expired once their next message settled it; skipped (past a cap, or not offered).
-   */
-  status: "ok" | "error" | "awaiting_confirmation" | "approved" | "declined" | "expired" | "skipped";
+  /** ok, error; awaiting_confirmation (a write the person is asked to approve by `callId`); skipped (past a cap). */
+  status: "ok" | "error" | "awaiting_confirmation" | "skipped";
+  /** A write the person is asked about, or one they approved: the id the app approves it by (chat.proposed_calls). */
+  callId?: string;
   result?: unknown;
   error?: { code: string; message: string };
   /** A tool that made a confirmation link: the link to give the person. */
@@ -51,27 +51,35 @@ export interface EarlierMessage {
   origin: Origin;
 }
 
+/** A write the person approved by its id, claimed for this request to run: the stored tool and arguments. */
+export interface ApprovedCall {
+  callId: string;
+  name: string;
+  arguments: Record<string, unknown>;
+}
+
 /** What chat.begin_answer found: a new claim, with what the model needs, or the answer stored before. */
 export type BegunAnswer =
-  | { created: true; answer: StoredMessage; settled: Settled; history: EarlierMessage[] }
+  | { created: true; answer: StoredMessage; approved: ApprovedCall[]; history: EarlierMessage[] }
   | { created: false; answer: StoredMessage };
 
-export interface Settled {
-  decision: "approved" | "declined" | "expired" | null;
-  /** The writes settled now: to run when approved. */
-  actions: ToolResult[];
+/** The call ids the person's request approves and declines. */
+export interface Settlement {
+  approve: string[];
+  decline: string[];
 }
 
 /**
  * Records the person's message and claims its answer `answerId` in one statement (chat.begin_answer).
- * A retried message finds its stored answer; a new claim settles what the room's previous answer waits
- * for (approved when `approve`) and brings the conversation before the message: the newest
- * CHAT_LIMITS.historyMessages and of them, newest first, what fits in CHAT_LIMITS.historyChars, oldest first.
+ * A retried message finds its stored answer; a new claim settles the calls the request names (409
+ * approval_not_pending, one_destructive_call_at_a_time: then nothing is recorded) and brings the
+ * conversation before the message: the newest CHAT_LIMITS.historyMessages and of them, newest first,
+ * what fits in CHAT_LIMITS.historyChars, oldest first.
  */
-export async function beginAnswer(db: Scoped, message: PersonMessage, answer: { answerId: string; model: string; approve: boolean }): Promise<BegunAnswer> {
+export async function beginAnswer(db: Scoped, message: PersonMessage, answer: { answerId: string; model: string } & Settlement): Promise<BegunAnswer> {
   const [row] = await db.statement((tx) => tx<{ begun: BegunAnswer & { history: EarlierMessage[] | null } }[]>`
     select chat.begin_answer(${message.roomId}, ${message.messageId}, ${message.content}, ${message.origin},
-      ${answer.answerId}, ${answer.model}, ${answer.approve}, ${CHAT_LIMITS.historyMessages}::integer) as begun`);
+      ${answer.answerId}, ${answer.model}, ${answer.approve}::uuid[], ${answer.decline}::uuid[], ${CHAT_LIMITS.historyMessages}::integer) as begun`);
   const begun = row!.begun;
   if (!begun.created) return { created: false, answer: begun.answer };
   const kept: EarlierMessage[] = [];
@@ -82,6 +90,15 @@ export async function beginAnswer(db: Scoped, message: PersonMessage, answer: { 
     kept.push(earlier);
   }
   return { ...begun, history: kept.reverse() };
+}
+
+/** Stores a write the model asked for in answer `answerId`, to be approved by the id it answers. */
+export async function proposeCall(
+  db: Scoped, roomId: string, answerId: string, call: { name: string; arguments: Record<string, unknown>; destructive: boolean },
+): Promise<{ callId: string; expiresAt: string }> {
+  const [row] = await db.statement((tx) => tx<{ proposed: { callId: string; expiresAt: string } }[]>`
+    select chat.propose_call(${roomId}, ${answerId}, ${call.name}, ${tx.json(call.arguments as never)}, ${call.destructive}) as proposed`);
+  return row!.proposed;
 }
 
 /** Stores the answer's text, status and tool results. */
