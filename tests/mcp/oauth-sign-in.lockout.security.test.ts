@@ -83,6 +83,7 @@ describe("one code per address per resend interval", () => {
     const wait = Number(again.headers.get("retry-after"));
     expect(wait).toBeGreaterThanOrEqual(1);
     expect(wait).toBeLessThanOrEqual(RESEND_SECONDS);
+    expect(await again.text()).toContain(`Try again in ${wait} seconds.`);
     await resendIntervalPasses();
     expect((await requestCode(new Browser(ctx), email, newPeer())).response.status).toBe(200);
   });

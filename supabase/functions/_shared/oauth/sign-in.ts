@@ -2,8 +2,8 @@
 // browser session (its cookie's token is stored as a hash), ended by sign-out. Codes are stored
 // keyed with MCP_TOKEN_SECRET; the limits (per address and IP, per IP, the address's resend interval,
 // tries per code, wrong codes per address a day) are taken in Postgres (mcp_oauth.issue_sign_in_code,
-// verify_sign_in_code). The session's forms carry a CSRF token
-// derived from it. The local auth server's e-mail codes are these codes too (app-auth/sessions.ts).
+// verify_sign_in_code). The session's forms carry a CSRF token derived from it. The local auth
+// server's e-mail codes are these codes too (app-auth/sessions.ts).
 import { randomInt } from "node:crypto";
 import { type BrowserSession, keyedHash, randomToken, sha256 } from "../auth/mcp-oauth.ts";
 import type { Config } from "../config.ts";

@@ -57,8 +57,8 @@ export async function requestSignInCode(c: C): Promise<Response> {
     issued = await issueSignInCode(c.get("db"), config, email, clientAddress(c));
   } catch (error) {
     if (error instanceof ApiError && error.status === 429) {
-      const error429 = `No new code can be sent yet. Try again in ${waitOf(error)}.`;
-      return html(c, signInPage({ request: requestToken, email, error: error429, clientName: request?.clientName }), 429, error.headers);
+      const notYet = `No new code can be sent yet. Try again in ${waitOf(error)}.`;
+      return html(c, signInPage({ request: requestToken, email, error: notYet, clientName: request?.clientName }), 429, error.headers);
     }
     throw error;
   }
