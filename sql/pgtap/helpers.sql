@@ -481,9 +481,9 @@ create or replace function tests.sign_in_to_oauth(p_email text, p_session text d
     v_code_id core.object_id;
     v_result record;
   begin
-    v_code_id := mcp_oauth.issue_sign_in_code(p_email, '192.0.2.1', tests.sha256_of('123456'), 600, 5, 30, 900, 10);
+    v_code_id := mcp_oauth.issue_sign_in_code(p_email, '192.0.2.1', tests.sha256_of('123456'), 600, 5, 30, 900, 60, 50);
     select v.error, v.user_id into v_result from mcp_oauth.verify_sign_in_code(v_code_id, p_email,
-      tests.sha256_of('123456'), '192.0.2.1', 5, 60, 900, tests.sha256_of(p_session), 3600) v;
+      tests.sha256_of('123456'), '192.0.2.1', 5, 60, 900, 50, tests.sha256_of(p_session), 3600) v;
     if v_result.user_id is null then
       raise exception 'tests: % could not sign in: %', p_email, v_result.error;
     end if;

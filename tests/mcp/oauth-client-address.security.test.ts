@@ -12,7 +12,6 @@ beforeAll(async () => {
   ctx = await createOAuthTestContext({
     MCP_SIGN_IN_REQUESTS_PER_IP: String(PER_IP),
     MCP_SIGN_IN_CODES_PER_ADDRESS: "100",
-    MCP_SIGN_IN_CODES_PER_DAY: "100",
     MCP_REGISTRATIONS_PER_IP: String(PER_IP),
     TRUSTED_PROXIES: "10.0.0.0/8, fd00::/8",
   });

@@ -40,6 +40,7 @@ export async function startOAuthGateway(): Promise<OAuthGateway> {
   const gateway = await startGatewayProcess({
     DATABASE_URL: base.url, PORT: String(port), PUBLIC_API_ROOT: root, SMTP_URL: mail.url, MAIL_FROM: "Events <no-reply@example.test>",
     WEBHOOK_DISPATCH: "false", CHECKOUT_RECONCILE_SECONDS: "0", RELAYER_LOOP_SECONDS: "0",
+    MCP_SIGN_IN_RESEND_SECONDS: String(base.config.MCP_SIGN_IN_RESEND_SECONDS),
   });
   return {
     ...base, mail, root, gateway, fetch: (input, init) => fetch(input, init),

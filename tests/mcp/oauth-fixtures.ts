@@ -99,10 +99,17 @@ export function hiddenFields(html: string): Record<string, string> {
   return fields;
 }
 
-/** Signs in by e-mail code on the page the authorize (or grants) step showed; returns the next response. */
+/**
+ * Signs in by e-mail code on the page the authorize (or grants) step showed; returns the next response.
+ * Asked again within the address's resend interval, it waits the Retry-After once, as a person would.
+ */
 export async function signInByEmail(ctx: OAuthTestContext, browser: Browser, page: string, email: string): Promise<Response> {
   const before = ctx.mail.mails.length;
-  const codeForm = await browser.post("/oauth/sign-in", { ...hiddenFields(page), email });
+  let codeForm = await browser.post("/oauth/sign-in", { ...hiddenFields(page), email });
+  if (codeForm.status === 429) {
+    await new Promise((resolve) => setTimeout(resolve, Number(codeForm.headers.get("retry-after")) * 1000));
+    codeForm = await browser.post("/oauth/sign-in", { ...hiddenFields(page), email });
+  }
   if (codeForm.status !== 200) throw new Error(`sign-in answered ${codeForm.status}: ${await codeForm.text()}`);
   const code = await ctx.mail.codeFor(email, before);
   return browser.post("/oauth/sign-in/verify", { ...hiddenFields(await codeForm.text()), code });

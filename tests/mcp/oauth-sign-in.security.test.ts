@@ -1,6 +1,7 @@
 // The e-mail code sign-in. Codes are one-time, short-lived, stored only as keyed hashes,
-// capped at MCP_SIGN_IN_MAX_ATTEMPTS tries, and rate-limited per address and per IP; a new code
-// ends the address's earlier one. Mail goes through SMTP to a local server (oauth-fixtures.ts).
+// capped at MCP_SIGN_IN_MAX_ATTEMPTS tries, and rate-limited per (address, IP) and per IP; a new code
+// ends the earlier one its client asked for. Mail goes through SMTP to a local server (oauth-fixtures.ts).
+// The resend interval and the daily cap on wrong codes: oauth-sign-in.lockout.security.test.ts.
 import { createHash } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { keyedHash } from "../../supabase/functions/_shared/auth/mcp-oauth.ts";
@@ -25,6 +26,9 @@ async function requestCode(browser: Browser, email: string, ip = "198.51.100.7")
 }
 
 const verify = (browser: Browser, fields: Record<string, string>, code: string) => browser.post("/oauth/sign-in/verify", { ...fields, code });
+
+/** The address's resend interval (a second in tests) passes. */
+const resendIntervalPasses = () => new Promise((resolve) => setTimeout(resolve, ctx.config.MCP_SIGN_IN_RESEND_SECONDS * 1000 + 100));
 
 describe("e-mail code sign-in", () => {
   it("mails a 6-digit code that signs in once; only its keyed hash is stored", async () => {
@@ -74,11 +78,12 @@ describe("e-mail code sign-in", () => {
     expect(await late.text()).toContain("expired or was used up");
   });
 
-  it("a new code ends the address's earlier one; an expired code fails", async () => {
+  it("a new code ends the earlier one its client asked for; an expired code fails", async () => {
     const browser = new Browser(ctx);
     let before = ctx.mail.mails.length;
     const first = await requestCode(browser, "twice@example.com", "198.51.100.10");
     const firstCode = await ctx.mail.codeFor("twice@example.com", before);
+    await resendIntervalPasses();
     before = ctx.mail.mails.length;
     const second = await requestCode(browser, "twice@example.com", "198.51.100.10");
     const secondCode = await ctx.mail.codeFor("twice@example.com", before);
@@ -87,11 +92,16 @@ describe("e-mail code sign-in", () => {
     expect((await verify(browser, second.fields, secondCode)).status).toBe(400);
   });
 
-  it("limits codes per address and requests per IP, with Retry-After", async () => {
+  it("limits codes per address and IP and requests per IP, with Retry-After", async () => {
     const browser = new Browser(ctx);
     const statuses = [];
-    for (let i = 0; i < 4; i++) statuses.push((await requestCode(browser, "flood@example.com", `198.51.100.${20 + i}`)).response.status);
+    for (let i = 0; i < 4; i++) {
+      statuses.push((await requestCode(browser, "flood@example.com", "198.51.100.20")).response.status);
+      await resendIntervalPasses();
+    }
     expect(statuses).toEqual([200, 200, 200, 429]);
+    // Another client still gets a code for the address.
+    expect((await requestCode(browser, "flood@example.com", "198.51.100.21")).response.status).toBe(200);
     const perIp = [];
     for (let i = 0; i < 9; i++) perIp.push((await requestCode(browser, `spray${i}@example.com`, "198.51.100.99")).response);
     expect(perIp.map((r) => r.status)).toEqual([200, 200, 200, 200, 200, 200, 200, 200, 429]);

@@ -221,14 +221,16 @@ const configShape = z.object({
   MCP_ACCESS_TOKEN_SECONDS: z.coerce.number().int().min(60).max(3600).default(600),
   // Refresh tokens: rotated on every use; each new one lives this long.
   MCP_REFRESH_TOKEN_SECONDS: z.coerce.number().int().min(3600).max(90 * 86_400).default(30 * 86_400),
-  // E-mail sign-in: a code's lifetime, tries per code, and codes per address / requests per IP per 15 minutes.
+  // E-mail sign-in: a code's lifetime, tries per code, and codes per (address, IP) / requests per IP
+  // per 15 minutes: one client's requests never consume another's.
   MCP_SIGN_IN_CODE_SECONDS: z.coerce.number().int().min(60).max(3600).default(600),
   MCP_SIGN_IN_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(20).default(5),
   MCP_SIGN_IN_CODES_PER_ADDRESS: z.coerce.number().int().min(1).max(1000).default(5),
-  // Codes per address and day: with MCP_SIGN_IN_MAX_ATTEMPTS tries each, the guesses an address can
-  // take a day (10 x 5 = 50 of a million codes by default).
-  MCP_SIGN_IN_CODES_PER_DAY: z.coerce.number().int().min(1).max(1000).default(10),
   MCP_SIGN_IN_REQUESTS_PER_IP: z.coerce.number().int().min(1).max(100_000).default(30),
+  // At most one code per address per this many seconds, whoever asks (Supabase Auth's one a minute).
+  MCP_SIGN_IN_RESEND_SECONDS: z.coerce.number().int().min(1).max(3600).default(60),
+  // Wrong codes per address and day: the guesses an address can take (50 of a million codes by default).
+  MCP_SIGN_IN_WRONG_CODES_PER_DAY: z.coerce.number().int().min(1).max(1000).default(50),
   // How long the sign-in pages' own session (a cookie) lasts.
   MCP_BROWSER_SESSION_SECONDS: z.coerce.number().int().min(300).max(30 * 86_400).default(86_400),
   // Clients known without registration: [{"client_id": "...", "client_name": "...", "redirect_uris": ["..."]}].

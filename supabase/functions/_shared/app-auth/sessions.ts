@@ -153,7 +153,8 @@ function renamedRateLimit(error: unknown, code: string): unknown {
 /**
  * Mails a sign-in code (POST /otp). With `createUser` false, only to an address that has a user
  * (422 otp_disabled otherwise), asked after the code was issued so that asking costs what a code
- * costs. 429 over_email_send_rate_limit past the limits per address and IP.
+ * costs. 429 over_email_send_rate_limit within the address's resend interval, past the codes per
+ * (address, IP) or per IP, or once the address took its wrong codes of the day.
  */
 export async function mailSignInCodeTo(db: Database, config: Config, request: { email: string; createUser: boolean; ip: string }) {
   const { email, createUser, ip } = request;
@@ -171,10 +172,10 @@ export async function mailSignInCodeTo(db: Database, config: Config, request: { 
 export async function signInWithCode(db: Database, config: Config, issuer: LocalIssuer, attempt: { email: string; code: string; ip: string }) {
   const { email, code, ip } = attempt;
   const refreshToken = randomToken("");
-  const [maxAttempts, perIp, windowSeconds] = codeCheckLimits(config);
+  const [maxAttempts, perIp, windowSeconds, wrongPerDay] = codeCheckLimits(config);
   const [row] = await db.query((sql) => sql<SessionRow[]>`
       select * from app_auth.verify_otp(${email}, ${signInCodeHash(config, email, code)}, ${ip}, ${maxAttempts}, ${perIp},
-        ${windowSeconds}, ${sha256(refreshToken)}, ${issuer.refreshTokenSeconds})`).catch((error) => {
+        ${windowSeconds}, ${wrongPerDay}, ${sha256(refreshToken)}, ${issuer.refreshTokenSeconds})`).catch((error) => {
     throw renamedRateLimit(error, "over_request_rate_limit");
   });
   // Supabase Auth does not tell a wrong code from a spent or expired one.

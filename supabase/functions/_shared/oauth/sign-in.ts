@@ -1,8 +1,9 @@
 // Signing in on the authorization server's pages: a 6-digit code mailed to the address, then a
 // browser session (its cookie's token is stored as a hash), ended by sign-out. Codes are stored
-// keyed with MCP_TOKEN_SECRET; the limits per address, per IP and per code are taken in Postgres
-// (mcp_oauth.issue_sign_in_code, verify_sign_in_code). The session's forms carry a CSRF token
-// derived from it. The local auth server's e-mail codes are these codes too (app-auth/sessions.ts).
+// keyed with MCP_TOKEN_SECRET; the limits (per address and IP, per IP, the address's resend interval,
+// tries per code, wrong codes per address a day) are taken in Postgres (mcp_oauth.issue_sign_in_code,
+// verify_sign_in_code). The session's forms carry a CSRF token derived from it. The local auth
+// server's e-mail codes are these codes too (app-auth/sessions.ts).
 import { randomInt } from "node:crypto";
 import { type BrowserSession, keyedHash, randomToken, sha256 } from "../auth/mcp-oauth.ts";
 import type { Config } from "../config.ts";
@@ -19,18 +20,25 @@ export const isEmailAddress = (text: string) => EMAIL.test(text);
 /** A sign-in code at rest: keyed with MCP_TOKEN_SECRET and bound to its address. */
 export const signInCodeHash = (config: Config, email: string, code: string) => keyedHash(config, "sign-in-code", `${email}:${code}`);
 
-/** The limits of checking a code, in the order the verify functions take them: tries per code, tries per IP in the window. */
-export function codeCheckLimits(config: Config): [maxAttempts: number, perIp: number, windowSeconds: number] {
-  return [config.MCP_SIGN_IN_MAX_ATTEMPTS, config.MCP_SIGN_IN_REQUESTS_PER_IP * 2, SIGN_IN_WINDOW_SECONDS];
+/**
+ * The limits of checking a code, in the order the verify functions take them: tries per code, tries
+ * per IP in the window, wrong codes per address and day.
+ */
+export function codeCheckLimits(config: Config): [maxAttempts: number, perIp: number, windowSeconds: number, wrongPerDay: number] {
+  return [config.MCP_SIGN_IN_MAX_ATTEMPTS, config.MCP_SIGN_IN_REQUESTS_PER_IP * 2, SIGN_IN_WINDOW_SECONDS, config.MCP_SIGN_IN_WRONG_CODES_PER_DAY];
 }
 
-/** A new code for `email`, to be mailed (mailSignInCode); a 429 ApiError past the limits per address (15 minutes, a day) or per IP. */
+/**
+ * A new code for `email`, to be mailed (mailSignInCode). A 429 ApiError, its Retry-After the wait:
+ * within the address's resend interval, past the codes of this (address, IP) or of this IP in 15
+ * minutes, or once the address took its wrong codes of the day.
+ */
 export async function issueSignInCode(db: Database, config: Config, email: string, ip: string): Promise<{ signInId: string; code: string }> {
   const code = String(randomInt(0, 1_000_000)).padStart(6, "0");
   const [row] = await db.query((sql) => sql<{ id: string }[]>`
       select mcp_oauth.issue_sign_in_code(${email}, ${ip}, ${signInCodeHash(config, email, code)},
         ${config.MCP_SIGN_IN_CODE_SECONDS}, ${config.MCP_SIGN_IN_CODES_PER_ADDRESS}, ${config.MCP_SIGN_IN_REQUESTS_PER_IP},
-        ${SIGN_IN_WINDOW_SECONDS}, ${config.MCP_SIGN_IN_CODES_PER_DAY}) as id`);
+        ${SIGN_IN_WINDOW_SECONDS}, ${config.MCP_SIGN_IN_RESEND_SECONDS}, ${config.MCP_SIGN_IN_WRONG_CODES_PER_DAY}) as id`);
   return { signInId: row!.id, code };
 }
 
@@ -57,10 +65,10 @@ export async function signInWithCode(
   const { signInId, email, code, ip } = attempt;
   if (!isEmailAddress(email) || !SIGN_IN_ID.test(signInId)) return { error: "start_again" };
   const sessionToken = randomToken("mcs_");
-  const [maxAttempts, perIp, windowSeconds] = codeCheckLimits(config);
+  const [maxAttempts, perIp, windowSeconds, wrongPerDay] = codeCheckLimits(config);
   const [outcome] = await db.query((sql) => sql<{ error: string | null; user_id: string | null }[]>`
       select * from mcp_oauth.verify_sign_in_code(${signInId}, ${email}, ${signInCodeHash(config, email, code)},
-        ${ip}, ${maxAttempts}, ${perIp}, ${windowSeconds}, ${sha256(sessionToken)}, ${config.MCP_BROWSER_SESSION_SECONDS})`);
+        ${ip}, ${maxAttempts}, ${perIp}, ${windowSeconds}, ${wrongPerDay}, ${sha256(sessionToken)}, ${config.MCP_BROWSER_SESSION_SECONDS})`);
   return outcome!.error ? { error: outcome!.error } : { sessionToken };
 }
 

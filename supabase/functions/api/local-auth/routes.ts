@@ -18,7 +18,10 @@ export const requestCode = createRoute({
   tags: [TAG],
   summary: "Mail a sign-in code (supabase-js auth.signInWithOtp({ email }))",
   description:
-    "Mails a 6-digit code to the address; it works once, for MCP_SIGN_IN_CODE_SECONDS, and a new code ends the earlier one. " +
+    "Mails a 6-digit code to the address; it works once, for MCP_SIGN_IN_CODE_SECONDS, and a new code from the same client ends " +
+    "that client's earlier one. An address gets one code per MCP_SIGN_IN_RESEND_SECONDS, whoever asks; codes are limited per " +
+    "address and client and per client, never per address alone (429 `over_email_send_rate_limit` with Retry-After), and none " +
+    "is sent once the address took MCP_SIGN_IN_WRONG_CODES_PER_DAY wrong codes in a day. " +
     "The codes, their limits and the mail are those of the public MCP endpoint's sign-in pages. The local auth server runs only " +
     "with LOCAL_AUTH_ENABLED (npm start); on a Supabase project this is Supabase Auth's own route.",
   request: { body: { required: true, ...jsonContent(OtpRequestSchema) } },
@@ -35,9 +38,10 @@ export const verifyCode = createRoute({
   tags: [TAG],
   summary: "Sign in with the mailed code (supabase-js auth.verifyOtp({ email, token, type: 'email' }))",
   description:
-    "Spends the address's live code and starts a session. A wrong, spent or expired code answers 403 `otp_expired` and counts " +
-    "against the code's tries (MCP_SIGN_IN_MAX_ATTEMPTS), after which even the right code fails; tries per IP are limited too " +
-    "(429 `over_request_rate_limit`). The user with that address is made on first sign-in.",
+    "Spends the address's live code (the newest this client asked for, else the address's newest) and starts a session. A wrong, " +
+    "spent or expired code answers 403 `otp_expired` and counts against the code's tries (MCP_SIGN_IN_MAX_ATTEMPTS), after which " +
+    "even the right code fails; past MCP_SIGN_IN_WRONG_CODES_PER_DAY wrong codes for the address in a day, or the tries per IP, " +
+    "every try answers 429 `over_request_rate_limit` with Retry-After. The user with that address is made on first sign-in.",
   request: { body: { required: true, ...jsonContent(VerifyRequestSchema) } },
   responses: {
     200: { description: "The new session", ...jsonContent(AuthSessionSchema) },

@@ -36,6 +36,14 @@ async function signInForm(c: C): Promise<Response | SignInForm> {
   return { body, requestToken, request, email: (one(body.email) ?? "").trim().toLowerCase() };
 }
 
+/** A 429's Retry-After in words: a code's resend interval is seconds, the day's wrong codes hours. */
+function waitOf(error: ApiError): string {
+  const seconds = Number(error.headers?.["Retry-After"] ?? 60);
+  if (seconds < 120) return `${seconds} seconds`;
+  if (seconds < 7200) return `${Math.ceil(seconds / 60)} minutes`;
+  return `${Math.ceil(seconds / 3600)} hours`;
+}
+
 export async function requestSignInCode(c: C): Promise<Response> {
   const input = await signInForm(c);
   if (input instanceof Response) return input;
@@ -49,7 +57,8 @@ export async function requestSignInCode(c: C): Promise<Response> {
     issued = await issueSignInCode(c.get("db"), config, email, clientAddress(c));
   } catch (error) {
     if (error instanceof ApiError && error.status === 429) {
-      return html(c, signInPage({ request: requestToken, email, error: "Too many codes were requested. Wait a few minutes and try again.", clientName: request?.clientName }), 429, error.headers);
+      const notYet = `No new code can be sent yet. Try again in ${waitOf(error)}.`;
+      return html(c, signInPage({ request: requestToken, email, error: notYet, clientName: request?.clientName }), 429, error.headers);
     }
     throw error;
   }
@@ -74,7 +83,7 @@ export async function verifySignInCode(c: C): Promise<Response> {
     outcome = await signInWithCode(c.get("db"), config, { signInId, email, code, ip: clientAddress(c) });
   } catch (error) {
     if (error instanceof ApiError && error.status === 429) {
-      return html(c, codePage({ request: requestToken, email, signInId, error: "Too many tries. Wait a few minutes." }), 429, error.headers);
+      return html(c, codePage({ request: requestToken, email, signInId, error: `Too many tries. Try again in ${waitOf(error)}.` }), 429, error.headers);
     }
     throw error;
   }
