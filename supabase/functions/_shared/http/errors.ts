@@ -72,8 +72,17 @@ export function errorResponses(...statuses: Array<400 | 401 | 403 | 404 | 409 | 
   );
 }
 
+/**
+ * A unique violation the database reported: the generic 409 `conflict`. Its constraint is for
+ * renameConflict only, never in the body: an answer does not name the schema.
+ */
+export class UniqueViolation extends ApiError {
+  constructor(readonly constraint: string | undefined) {
+    super(409, "conflict", "The request conflicts with an existing record.");
+  }
+}
+
 /** A unique violation on `constraint` (409 `conflict` from the database layer) under its own code. */
 export function renameConflict(error: unknown, constraint: string, code: string, message: string): unknown {
-  const details = error instanceof ApiError ? (error.details as { constraint?: string } | undefined) : undefined;
-  return error instanceof ApiError && error.status === 409 && details?.constraint === constraint ? new ApiError(409, code, message) : error;
+  return error instanceof UniqueViolation && error.constraint === constraint ? new ApiError(409, code, message) : error;
 }
