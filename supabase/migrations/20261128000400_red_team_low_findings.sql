@@ -3,6 +3,8 @@
 --   promote_waitlisted   a capacity lowered below the approved count (the settings route allows
 --                        it: no seat is taken away) approves nobody until the count falls below
 --                        it, instead of failing on a negative LIMIT (400 with an SQLSTATE).
+--   room names           a chat room's name is stored without Unicode bidirectional controls,
+--                        whoever writes it (rename-chat-for-event, or the app directly under RLS).
 
 -- ============================================================================================
 -- Check-in: a capacity below the approved count
@@ -29,3 +31,23 @@ create or replace function checkin.promote_waitlisted(p_event_id core.object_id)
     return v_promoted;
   end
   $$;
+
+-- ============================================================================================
+-- Chat: room names without bidirectional controls
+-- ============================================================================================
+-- U+202A-U+202E (embeddings, overrides), U+2066-U+2069 (isolates), U+200E/U+200F (marks) and U+061C
+-- (the Arabic letter mark) make a name in a chat list read in another order than its characters
+-- ("Pay <RLO>gnp.exe" shows as "Pay exe.png"). A name of nothing else is no name.
+create function chat.strip_room_name_bidi_controls() returns trigger
+  language plpgsql
+  set search_path = ''
+  as $$
+  begin
+    new.name := nullif(pg_catalog.regexp_replace(new.name, '[\u202A-\u202E\u2066-\u2069\u200E\u200F\u061C]', '', 'g'), '');
+    return new;
+  end
+  $$;
+revoke execute on function chat.strip_room_name_bidi_controls() from public;
+
+create trigger rooms_name_without_bidi_controls before insert or update of name on chat.rooms
+  for each row execute function chat.strip_room_name_bidi_controls();
