@@ -1,7 +1,7 @@
 import postgres from "postgres";
 import { AcceptedKeyCache } from "../auth/api-keys.ts";
 import { RecentEntries } from "../auth/recent-entries.ts";
-import { ApiError, UniqueViolation } from "../http/errors.ts";
+import { ApiError, ConstraintViolation } from "../http/errors.ts";
 import { Availability, databaseRetryLater, databaseUnavailable, isDatabaseUnavailable } from "./availability.ts";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 
@@ -456,11 +456,11 @@ export function translateDatabaseError(error: unknown): unknown {
   }
   switch (code) {
     case "23505":
-      return new UniqueViolation(error.constraint_name);
+      return new ConstraintViolation(409, "conflict", "The request conflicts with an existing record.", error.constraint_name);
     case "23503":
       return new ApiError(400, "invalid_reference", "The request refers to a record that does not exist.");
     case "23514":
-      return new ApiError(400, "validation_failed", "The request has a value the service cannot accept.");
+      return new ConstraintViolation(400, "validation_failed", "The request has a value the service cannot accept.", error.constraint_name);
     case "42501":
       return new ApiError(403, "forbidden", "The caller may not do this.");
     default:

@@ -73,16 +73,17 @@ export function errorResponses(...statuses: Array<400 | 401 | 403 | 404 | 409 | 
 }
 
 /**
- * A unique violation the database reported: the generic 409 `conflict`. Its constraint is for
- * renameConflict only, never in the body: an answer does not name the schema.
+ * A constraint the database enforced, as its generic answer (409 `conflict`, 400 `validation_failed`).
+ * The constraint is for the code that gives it words of its own (renameConflict, the admin CLI),
+ * never in the body: an answer does not name the schema.
  */
-export class UniqueViolation extends ApiError {
-  constructor(readonly constraint: string | undefined) {
-    super(409, "conflict", "The request conflicts with an existing record.");
+export class ConstraintViolation extends ApiError {
+  constructor(status: 400 | 409, code: string, message: string, readonly constraint: string | undefined) {
+    super(status, code, message);
   }
 }
 
 /** A unique violation on `constraint` (409 `conflict` from the database layer) under its own code. */
 export function renameConflict(error: unknown, constraint: string, code: string, message: string): unknown {
-  return error instanceof UniqueViolation && error.constraint === constraint ? new ApiError(409, code, message) : error;
+  return error instanceof ConstraintViolation && error.status === 409 && error.constraint === constraint ? new ApiError(409, code, message) : error;
 }
