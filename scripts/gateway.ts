@@ -31,10 +31,10 @@ export function createGateway(functions: Record<string, Fetch>, root: Fetch): Fe
 }
 
 /**
- * `request` as if sent to `url`. The fetch standard forbids making a request with TRACE or TRACK, or
- * a GET with a body (a lower-case `get`, which Deno.serve hands over with one), though Deno.serve
- * hands them over: such a request goes on as itself, seen at `url`, and its function refuses it
- * like any other method it does not serve (405 in the one error body).
+ * `request` as if sent to `url`. Deno.serve hands over requests that the fetch standard forbids
+ * making again: TRACE and TRACK, and a lower-case `get` (it keeps a body, which a GET may not have).
+ * Such a request goes on as itself, seen at `url`, and its function refuses it like any other
+ * method it does not serve (405 in the one error body).
  */
 function requestAt(url: URL, request: Request): Request {
   try {
