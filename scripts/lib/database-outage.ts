@@ -15,7 +15,8 @@ export interface OutageRig {
   unseenKey: string;
   /** The owner's connection URL: for fixtures made before the database stops. */
   ownerUrl: string;
-  stopDatabase(): void;
+  /** `immediate` (a crash) unless told `fast` (pg_ctl's default: sessions are told to end). */
+  stopDatabase(mode?: "fast" | "immediate"): void;
   startDatabase(): void;
   close(): Promise<void>;
 }
@@ -45,7 +46,7 @@ export async function startOutageRig(env: Record<string, string> = {}): Promise<
       acceptedKey,
       unseenKey,
       ownerUrl,
-      stopDatabase: () => void stopCluster(cluster, "immediate"),
+      stopDatabase: (mode = "immediate") => void stopCluster(cluster, mode),
       startDatabase: () => void startCluster(cluster),
       close: async () => {
         await started.stop("SIGKILL");

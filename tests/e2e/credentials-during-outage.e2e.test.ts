@@ -66,11 +66,12 @@ const firstRequests: Array<[string, () => Promise<{ path: string; init: RequestI
 ];
 
 describe("a credential that could not be checked is never refused", () => {
-  it.each(firstRequests)("the first request with %s after the database stops is 503 database_unavailable with Retry-After", async (_, request) => {
+  const cases = (["immediate", "fast"] as const).flatMap((mode) => firstRequests.map(([kind, request]) => [kind, mode, request] as const));
+  it.each(cases)("the first request with %s after the database stops (%s) is 503 database_unavailable with Retry-After", async (_, mode, request) => {
     // The gateway serves (its outage gate open, its pools connected), then the database goes away.
     expect(await timeUntilServed(rig, rig.acceptedKey, 60_000)).toBeDefined();
     const { path, init } = await request();
-    rig.stopDatabase();
+    rig.stopDatabase(mode);
     try {
       const response = await fetch(rig.gateway.url + path, init);
       const body = await response.json() as { code?: string; request_id?: string };
