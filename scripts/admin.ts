@@ -7,7 +7,7 @@ import { getAddress, isAddress } from "viem";
 import { localIssuerFrom, mintSession } from "../supabase/functions/_shared/app-auth/sessions.ts";
 import { loadLocalAuthConfig } from "../supabase/functions/_shared/config.ts";
 import { connect, Database } from "../supabase/functions/_shared/db/database.ts";
-import { ApiError } from "../supabase/functions/_shared/http/errors.ts";
+import { ApiError, ConstraintViolation } from "../supabase/functions/_shared/http/errors.ts";
 import { ObjectId } from "../supabase/functions/_shared/http/openapi.ts";
 import { isEmailAddress } from "../supabase/functions/_shared/oauth/sign-in.ts";
 import type { Permissions } from "../supabase/functions/_shared/auth/principal.ts";
@@ -147,7 +147,7 @@ const CONSTRAINT_MESSAGES: Record<string, [code: string, message: string]> = {
 function explainDatabaseError(error: unknown, unknownReference = "a record it refers to does not exist"): unknown {
   if (!(error instanceof ApiError)) return error;
   if (error.code === "invalid_reference") return new CliError("user_not_found", unknownReference);
-  const constraint = (error.details as { constraint?: string } | undefined)?.constraint;
+  const constraint = error instanceof ConstraintViolation ? error.constraint : undefined;
   const known = constraint ? CONSTRAINT_MESSAGES[constraint] : undefined;
   if (known) return new CliError(known[0], known[1]);
   return new CliError(error.code, constraint ? `${error.message} (${constraint})` : error.message);

@@ -26,8 +26,28 @@ export function createGateway(functions: Record<string, Fetch>, root: Fetch): Fe
     if (!match || !target) return root(request, connection);
     // Supabase hands a function the path without /functions/v1, starting with its own name.
     url.pathname = `/${match[1]}${match[2] ?? ""}`;
-    return target(new Request(url, request), connection);
+    return target(requestAt(url, request), connection);
   };
+}
+
+/**
+ * `request` as if sent to `url`. Deno.serve hands over requests that the fetch standard forbids
+ * making again: TRACE and TRACK, and a lower-case `get` (it keeps a body, which a GET may not have).
+ * Such a request goes on as itself, seen at `url`, and its function refuses it like any other
+ * method it does not serve (405 in the one error body).
+ */
+function requestAt(url: URL, request: Request): Request {
+  try {
+    return new Request(url, request);
+  } catch {
+    return new Proxy(request, {
+      get(target, property) {
+        if (property === "url") return url.href;
+        const value = Reflect.get(target, property, target);
+        return typeof value === "function" ? value.bind(target) : value;
+      },
+    });
+  }
 }
 
 /** Every edge function's fetch, by the name Supabase serves it under. */

@@ -13,12 +13,16 @@ export interface OutageRig {
   /** A key the gateway has accepted (its answer is cached) and one it has never seen. */
   acceptedKey: string;
   unseenKey: string;
-  stopDatabase(): void;
+  /** The owner's connection URL: for fixtures made before the database stops. */
+  ownerUrl: string;
+  /** `immediate` (a crash) unless told `fast` (pg_ctl's default: sessions are told to end). */
+  stopDatabase(mode?: "fast" | "immediate"): void;
   startDatabase(): void;
   close(): Promise<void>;
 }
 
-export async function startOutageRig(): Promise<OutageRig> {
+/** `env`: more of the gateway's configuration (its secrets, for credentials a test signs itself). */
+export async function startOutageRig(env: Record<string, string> = {}): Promise<OutageRig> {
   const cluster: Cluster = { dir: mkdtempSync("/var/tmp/events-service-outage-"), port: await freePort() };
   let gateway: GatewayProcess | undefined;
   try {
@@ -26,7 +30,7 @@ export async function startOutageRig(): Promise<OutageRig> {
     const ownerUrl = `postgres://postgres:postgres@127.0.0.1:${cluster.port}/postgres`;
     await migrate(ownerUrl);
     await enableLocalGatewayLogin(ownerUrl);
-    gateway = await startGatewayProcess({ DATABASE_URL: ownerUrl });
+    gateway = await startGatewayProcess({ ...env, DATABASE_URL: ownerUrl });
     const admin = new Database(connect(ownerUrl, { max: 1, prepare: true }));
     const keyOf = async (name: string) => {
       const user = await createUser(admin, {});
@@ -41,7 +45,8 @@ export async function startOutageRig(): Promise<OutageRig> {
       gateway: started,
       acceptedKey,
       unseenKey,
-      stopDatabase: () => void stopCluster(cluster, "immediate"),
+      ownerUrl,
+      stopDatabase: (mode = "immediate") => void stopCluster(cluster, mode),
       startDatabase: () => void startCluster(cluster),
       close: async () => {
         await started.stop("SIGKILL");

@@ -30,11 +30,18 @@ export function gatewayUrl(ownerUrl: string): string {
   return url.toString();
 }
 
-/** Lets `api_gateway` log in with the local password (a role is per server, so once per server). */
+/**
+ * Lets `api_gateway` log in with the local password (a role is per server, so once per server).
+ * Admin commands, `npm start` and test runs all do this as they connect, often at the same moment,
+ * and two ALTER ROLEs of one role at once fail ("tuple concurrently updated"): they take turns.
+ */
 export async function enableLocalGatewayLogin(ownerUrl: string): Promise<void> {
   const sql = postgres(ownerUrl, { max: 1, onnotice: () => {} });
   try {
-    await sql.unsafe(`alter role api_gateway with login password '${LOCAL_GATEWAY_PASSWORD}'`);
+    await sql.begin(async (tx) => {
+      await tx`select pg_advisory_xact_lock(hashtext('api_gateway login'))`;
+      await tx.unsafe(`alter role api_gateway with login password '${LOCAL_GATEWAY_PASSWORD}'`);
+    });
   } finally {
     await sql.end();
   }

@@ -72,6 +72,20 @@ describe("rename-chat-for-event", () => {
     expect(cleanRoomName("\"\"")).toBe("");
   });
 
+  it("answers and stores a name without bidirectional controls, the model's or the event title's", async () => {
+    const [rlo, pdf, lri, pdi] = ["\u202E", "\u202C", "\u2066", "\u2069"];
+    await room(ana, "bidi-room", eventId);
+    standIn.scriptChat({ text: `Pay ${rlo}gnp.exe${pdf} now` });
+    expect(await (await rename({ roomId: "bidi-room" })).json()).toMatchObject({ name: "Pay gnp.exe now" });
+    expect(await nameOf(ana, "bidi-room")).toBe("Pay gnp.exe now");
+
+    const planted = await createEvent(world.t, ben.key, { name: `Night ${lri}${rlo}market${pdf}${pdi}`, description: "x" });
+    await room(ana, "bidi-title-room", planted);
+    standIn.scriptChat({ error: { status: 500 } }, { error: { status: 500 } }, { error: { status: 500 } });
+    expect(await (await rename({ roomId: "bidi-title-room" })).json()).toMatchObject({ name: "Night market" });
+    expect(await nameOf(ana, "bidi-title-room")).toBe("Night market");
+  });
+
   it("falls back to the event's title when the provider fails or answers nothing usable", async () => {
     await room(ana, "fallback-room", eventId);
     standIn.scriptChat({ error: { status: 500 } }, { error: { status: 500 } }, { error: { status: 500 } });

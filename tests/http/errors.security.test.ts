@@ -1,4 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { createEvent, eventBody, postEvent } from "../events/event-fixtures.ts";
 import { createTestContext, expectErrorBody, type TestContext, type UserWithKey } from "../setup/test-context.ts";
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -277,5 +278,42 @@ describe("internal failures", () => {
     } finally {
       await broken.close();
     }
+  });
+});
+
+describe("database refusals never name the schema", () => {
+  // Rules the API has no code of its own for, added to a database of its own.
+  let strict: TestContext;
+  let owner: UserWithKey;
+  beforeAll(async () => {
+    strict = await createTestContext();
+    owner = await strict.userWithKey();
+    await strict.owner.unsafe(`
+      create unique index events_one_per_owner_and_name on community.events (owner_id, name);
+      alter table community.events add constraint events_name_not_shouted check (name <> upper(name))`);
+  });
+  afterAll(() => strict?.close());
+
+  const expectNoSchema = (text: string) => {
+    for (const leak of ["events_one_per_owner_and_name", "events_name_not_shouted", "constraint", "sqlstate", "23505", "23514", "duplicate key"]) {
+      expect(text.toLowerCase()).not.toContain(leak.toLowerCase());
+    }
+  };
+
+  it("a unique violation without a code of its own answers 409 conflict, naming no constraint", async () => {
+    await createEvent(strict, owner.key, { name: "Twice in a row" });
+    const response = await postEvent(strict, owner.key, eventBody({ name: "Twice in a row" }));
+    const text = await response.clone().text();
+    const body = await expectErrorBody(response, 409, "conflict");
+    expect(body.details).toBeUndefined();
+    expectNoSchema(text);
+  });
+
+  it("a check violation answers 400 validation_failed, naming no constraint", async () => {
+    const response = await postEvent(strict, owner.key, eventBody({ name: "SHOUTED NAME" }));
+    const text = await response.clone().text();
+    const body = await expectErrorBody(response, 400, "validation_failed");
+    expect(body.details).toBeUndefined();
+    expectNoSchema(text);
   });
 });

@@ -68,10 +68,13 @@ export function createRenameChatForEventApp(services: AppServices) {
     async handle({ body, context, signal }) {
       const event = await eventOfRoom(context, body.roomId, body);
       const name = await proposedName(client!, context.config.RENAME_CHAT_FOR_EVENT_MODEL, event, signal) || capped(event.title.trim());
-      await context.db.statement((tx) =>
-        tx`update chat.rooms set name = ${name} where owner_id = core.current_user_id() and room_id = ${body.roomId}`
+      // The name as stored: the database strips bidirectional controls from every room name.
+      const [stored] = await context.db.statement((tx) =>
+        tx<{ name: string | null }[]>`
+          update chat.rooms set name = ${name} where owner_id = core.current_user_id() and room_id = ${body.roomId} returning name`
       );
-      return ok({ success: true, roomId: body.roomId, name });
+      if (!stored) throw new ApiError(404, "room_not_found", `You have no chat room ${body.roomId}.`);
+      return ok({ success: true, roomId: body.roomId, name: stored.name ?? "" });
     },
   });
 }

@@ -15,7 +15,7 @@ export const RenameRequestSchema = z.object({
 export const RenameAnswerSchema = z.object({
   success: z.literal(true),
   roomId: z.string(),
-  name: z.string().describe("The room's new name: at most 60 characters, plain text"),
+  name: z.string().describe("The room's new name as stored: at most 60 characters, plain text, no bidirectional controls"),
 }).openapi("RenameChatResponse");
 
 export const renameRoute = functionRoute({
@@ -23,7 +23,8 @@ export const renameRoute = functionRoute({
   summary: "Name a chat room after an event",
   description: "Names your room `roomId` from its event's title and description (or `eventTitle` and `context`) with one short " +
     "completion (RENAME_CHAT_FOR_EVENT_MODEL), cleaned of quotes and markdown and capped at 60 characters; when the provider " +
-    "fails or proposes nothing, the room is named after the event's title. 404 `room_not_found` (no such room of yours), " +
+    "fails or proposes nothing, the room is named after the event's title. Room names never keep Unicode bidirectional " +
+    "controls (U+202A-U+202E, U+2066-U+2069, U+200E, U+200F, U+061C). 404 `room_not_found` (no such room of yours), " +
     "`event_not_found` (its event is no longer visible to you); 400 `missing_event_title` (a room without event, no eventTitle). " +
     "Rate limited per person (RENAME_CHAT_FOR_EVENT_RATE_LIMIT_PER_MINUTE, 10 by default).",
   body: RenameRequestSchema,

@@ -1,7 +1,7 @@
 import postgres from "postgres";
 import { AcceptedKeyCache } from "../auth/api-keys.ts";
 import { RecentEntries } from "../auth/recent-entries.ts";
-import { ApiError } from "../http/errors.ts";
+import { ApiError, ConstraintViolation } from "../http/errors.ts";
 import { Availability, databaseRetryLater, databaseUnavailable, isDatabaseUnavailable } from "./availability.ts";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 
@@ -449,17 +449,18 @@ export function translateDatabaseError(error: unknown): unknown {
     return new ApiError(status, hint ?? "request_failed", message, details, headers);
   }
   // Class 22 is "data exception": a value the database cannot take (out of range, malformed, NUL
-  // bytes, bad encoding). Always the caller's input, never a server fault.
+  // bytes, bad encoding). Always the caller's input, never a server fault. These answers never name
+  // a constraint or an SQLSTATE: the schema is not the API.
   if (code.startsWith("22")) {
-    return new ApiError(400, "validation_failed", "The request has a value the service cannot accept.", { sqlstate: code });
+    return new ApiError(400, "validation_failed", "The request has a value the service cannot accept.");
   }
   switch (code) {
     case "23505":
-      return new ApiError(409, "conflict", "The request conflicts with an existing record.", { constraint: error.constraint_name });
+      return new ConstraintViolation(409, "conflict", "The request conflicts with an existing record.", error.constraint_name);
     case "23503":
       return new ApiError(400, "invalid_reference", "The request refers to a record that does not exist.");
     case "23514":
-      return new ApiError(400, "validation_failed", "The request has a value the service cannot accept.", { constraint: error.constraint_name });
+      return new ConstraintViolation(400, "validation_failed", "The request has a value the service cannot accept.", error.constraint_name);
     case "42501":
       return new ApiError(403, "forbidden", "The caller may not do this.");
     default:

@@ -72,8 +72,18 @@ export function errorResponses(...statuses: Array<400 | 401 | 403 | 404 | 409 | 
   );
 }
 
+/**
+ * A constraint the database enforced, as its generic answer (409 `conflict`, 400 `validation_failed`).
+ * The constraint is for the code that gives it words of its own (renameConflict, the admin CLI),
+ * never in the body: an answer does not name the schema.
+ */
+export class ConstraintViolation extends ApiError {
+  constructor(status: 400 | 409, code: string, message: string, readonly constraint: string | undefined) {
+    super(status, code, message);
+  }
+}
+
 /** A unique violation on `constraint` (409 `conflict` from the database layer) under its own code. */
 export function renameConflict(error: unknown, constraint: string, code: string, message: string): unknown {
-  const details = error instanceof ApiError ? (error.details as { constraint?: string } | undefined) : undefined;
-  return error instanceof ApiError && error.status === 409 && details?.constraint === constraint ? new ApiError(409, code, message) : error;
+  return error instanceof ConstraintViolation && error.status === 409 && error.constraint === constraint ? new ApiError(409, code, message) : error;
 }

@@ -55,7 +55,8 @@ export const saveCheckInSettings = checkinRoute({
   method: "put", path: "/api/v3/events/{eventId}/check-in/settings", tags: DOOR,
   summary: "Change the event's reservation settings",
   description: "Fields you send change; `null` clears capacity or a window bound. Raising the capacity (or clearing it) approves " +
-    `waitlisted reservations at once, oldest first. Lowering it below the approved count takes no seat away. ${OWNER_ONLY}`,
+    "waitlisted reservations at once, oldest first. Lowering it below the approved count is allowed and takes no seat away: " +
+    `nobody is approved from the waitlist until the approved count is below it. ${OWNER_ONLY}`,
   request: { params: eventParam, body: { required: true, ...jsonContent(SaveCheckInSettingsSchema) } },
   responses: { 200: { description: "The settings", ...jsonContent(CheckInSettingsSchema) }, ...errorResponses(400, 401, 403, 404, 413, 415) },
 });
