@@ -1,4 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { ApiError } from "../../supabase/functions/_shared/http/errors.ts";
+import { translateDatabaseError } from "../../supabase/functions/_shared/db/database.ts";
 import { createEvent, eventBody, postEvent } from "../events/event-fixtures.ts";
 import { createTestContext, expectErrorBody, type TestContext, type UserWithKey } from "../setup/test-context.ts";
 
@@ -315,5 +317,28 @@ describe("database refusals never name the schema", () => {
     const body = await expectErrorBody(response, 400, "validation_failed");
     expect(body.details).toBeUndefined();
     expectNoSchema(text);
+  });
+});
+
+describe("a deadlock is a request to send again, never a 500", () => {
+  it("two transactions locking two rows in opposite orders: the one Postgres rolls back answers 503 transaction_conflict with Retry-After", async () => {
+    await t.owner.unsafe("create table deadlock_probe (id integer primary key); insert into deadlock_probe values (1), (2)");
+    let bothLocked!: () => void;
+    const bothLockedFirst = new Promise<void>((resolve) => (bothLocked = resolve));
+    let locked = 0;
+    const lockInOrder = (first: number, second: number) => t.owner.begin(async (tx) => {
+      await tx`select 1 from deadlock_probe where id = ${first} for update`;
+      if (++locked === 2) bothLocked();
+      await bothLockedFirst;
+      await tx`select 1 from deadlock_probe where id = ${second} for update`;
+    });
+    const outcomes = await Promise.allSettled([lockInOrder(1, 2), lockInOrder(2, 1)]);
+    const refused = outcomes.filter((o) => o.status === "rejected").map((o) => (o as PromiseRejectedResult).reason);
+    expect(refused).toHaveLength(1);
+    expect((refused[0] as { code?: string }).code).toBe("40P01");
+    const answer = translateDatabaseError(refused[0]);
+    expect(answer).toBeInstanceOf(ApiError);
+    expect(answer).toMatchObject({ status: 503, code: "transaction_conflict" });
+    expect((answer as ApiError).headers).toMatchObject({ "Retry-After": expect.stringMatching(/^\d+$/) });
   });
 });

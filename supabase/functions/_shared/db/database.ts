@@ -440,6 +440,12 @@ export function translateDatabaseError(error: unknown): unknown {
   }
   if (error instanceof ApiError || !(error instanceof postgres.PostgresError)) return error;
   const { code, message, hint } = error;
+  // A deadlock (two offline batches claiming the same tickets in opposite orders) or a lost
+  // serialization: Postgres rolled this transaction back whole, and the same request succeeds when
+  // sent again (scans and checkouts are idempotent by nonce and key).
+  if (code === "40P01" || code === "40001") {
+    return databaseRetryLater("transaction_conflict", "The request collided with a concurrent one and changed nothing; send it again.");
+  }
   if (/^PT[45]\d\d$/.test(code)) {
     const status = Number(code.slice(2)) as ContentfulStatusCode;
     const details = jsonDetail(error.detail);

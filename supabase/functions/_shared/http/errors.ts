@@ -65,7 +65,7 @@ export function errorResponses(...statuses: Array<400 | 401 | 403 | 404 | 409 | 
     414: "URL path and query longer than 8 KiB (code `uri_too_long`)",
     431: "Headers over 16 KiB or 100 fields (code `headers_too_large`)",
     429: "Rate limited (code `rate_limited`, with `Retry-After`)",
-    503: "The database is not reachable right now (code `database_unavailable`, with `Retry-After`), or the service is not ready (`migrations_pending`, `unsafe_database_role`)",
+    503: "The database is not reachable right now (code `database_unavailable`, with `Retry-After`), did not answer in time (`database_timeout`), the request collided with a concurrent one and changed nothing (`transaction_conflict`: send it again), or the service is not ready (`migrations_pending`, `unsafe_database_role`)",
   };
   return Object.fromEntries(
     [...statuses, 414, 431, 503].map((s) => [s, { description: descriptions[s]!, content: { "application/json": { schema: ErrorBodySchema } } }]),
