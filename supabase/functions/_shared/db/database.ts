@@ -3,6 +3,7 @@ import { AcceptedKeyCache } from "../auth/api-keys.ts";
 import { RecentEntries } from "../auth/recent-entries.ts";
 import { ApiError, ConstraintViolation } from "../http/errors.ts";
 import { Availability, databaseRetryLater, databaseUnavailable, isDatabaseUnavailable } from "./availability.ts";
+import { surviveDriverFaults } from "./driver-faults.ts";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 
 export type Sql = postgres.Sql;
@@ -46,6 +47,7 @@ export interface ConnectOptions {
 }
 
 export function connect(url: string, options: ConnectOptions): Sql {
+  surviveDriverFaults();
   return postgres(url, {
     max: options.max,
     prepare: options.prepare,
@@ -179,11 +181,7 @@ export class Database {
     const begin = tx`begin`.simple().execute();
     const entered = this.enter(tx, scope);
     const savepoint = tx`savepoint operation`.simple().execute();
-    const opened = Promise.all([begin, entered, savepoint]).catch((error) => {
-      throw this.refused(scope, this.translated(error));
-    });
-    opened.catch(() => {}); // the caller awaits it; this only keeps an early failure from counting as unhandled
-    return new OpenTransaction(tx, scope, opened, (error) => this.translated(error));
+    return new OpenTransaction(tx, scope, Promise.all([begin, entered, savepoint]), (error) => this.translated(error), (error) => this.refused(scope, error));
   }
 
   /**
@@ -262,16 +260,23 @@ export class Database {
     }
   }
 
-  /** Runs `work` on a connection of its own; any failure rolls back and comes out translated. */
+  /**
+   * Runs `work` on a connection of its own; any failure rolls back and comes out translated. A lost
+   * connection took its transaction with it: it gets no ROLLBACK (postgres.js as published may never
+   * answer a write to a closed connection) and is not released (postgres.js's release() would put a
+   * closed connection among the open ones; left alone, the pool reconnects it when it needs it).
+   */
   private async reserved<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
     const tx = await this.reserve();
+    let lost = false;
     try {
       return await work(tx);
     } catch (error) {
-      await tx`rollback`.catch(() => {});
+      lost = isDatabaseUnavailable(error);
+      if (!lost) await tx`rollback`.catch(() => {});
       throw this.translated(error);
     } finally {
-      tx.release();
+      if (!lost) tx.release();
     }
   }
 
@@ -344,13 +349,24 @@ export function scoped(db: Database, scope: DbScope): Scoped {
 /** A transaction opened by Database.open; its owner finishes it with commit or abandon. */
 export class OpenTransaction {
   private finished = false;
+  /** Its connection was lost: finishing writes nothing more to it and does not release it (see Database.reserved). */
+  private lost = false;
+  /** BEGIN, the scope's setup and the savepoint; rejects with the scope's refusal, translated. */
+  readonly opened: Promise<unknown>;
 
   constructor(
     private readonly tx: Tx,
     readonly scope: DbScope,
-    readonly opened: Promise<unknown>,
+    opening: Promise<unknown>,
     private readonly translate: (error: unknown) => unknown,
-  ) {}
+    refuse: (error: unknown) => unknown,
+  ) {
+    this.opened = opening.catch((error) => {
+      this.noticeLoss(error);
+      throw refuse(translate(error));
+    });
+    this.opened.catch(() => {}); // the owner awaits it; this only keeps an early failure from counting as unhandled
+  }
 
   /**
    * The principal's access inside this transaction. A failed statement leaves the transaction
@@ -390,7 +406,7 @@ export class OpenTransaction {
   /** Rolls everything back (the scope or its rate limit refused the call). */
   async abandon(): Promise<void> {
     await this.finish(async () => {
-      await this.tx`rollback`.catch(() => {});
+      if (!this.lost) await this.tx`rollback`.catch(() => {});
     });
   }
 
@@ -398,9 +414,14 @@ export class OpenTransaction {
     try {
       return await work;
     } catch (error) {
+      this.noticeLoss(error);
       await this.opened; // a refused scope is the real cause of a failed statement
       throw this.translate(error);
     }
+  }
+
+  private noticeLoss(error: unknown): void {
+    if (isDatabaseUnavailable(error)) this.lost = true;
   }
 
   private async finish(work: () => Promise<void>): Promise<void> {
@@ -409,10 +430,11 @@ export class OpenTransaction {
     try {
       await work();
     } catch (error) {
-      await this.tx`rollback`.catch(() => {});
+      this.noticeLoss(error);
+      if (!this.lost) await this.tx`rollback`.catch(() => {});
       throw this.translate(error);
     } finally {
-      this.tx.release();
+      if (!this.lost) this.tx.release();
     }
   }
 }
