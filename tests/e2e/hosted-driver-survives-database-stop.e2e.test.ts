@@ -28,7 +28,7 @@ interface Counts {
 /** The load script as Supabase runs a function: the api function's deno.json, no node_modules. */
 function startHostedLoad(): { child: ChildProcess; output: () => string; latest: () => Counts | undefined; exited: Promise<number | null> } {
   const child = spawn(join(REPO_ROOT, "node_modules", ".bin", "deno"), [
-    "run", "-A", "--config", "supabase/functions/api/deno.json", "--node-modules-dir=none",
+    "run", "-A", "--config", "supabase/functions/api/deno.json", "--node-modules-dir=none", "--no-lock",
     "tests/e2e/hosted/database-under-load.ts", rig.ownerUrl,
   ], { cwd: REPO_ROOT, stdio: ["pipe", "pipe", "pipe"] });
   let output = "";
