@@ -1,24 +1,32 @@
 // Run by Deno with a function's deno.json as its configuration and no node_modules, the way Supabase
 // runs a function: `postgres` is then the package as published (not patches/postgres+3.4.9.patch).
-// Keeps the service's Database busy (several reserved connections in transactions, new connections
-// opening) on DATABASE_URL until stdin closes, printing one line per second: how many transactions
-// ended, answered and refused.
-import { connect, Database } from "../../../supabase/functions/_shared/db/database.ts";
+// Keeps the service's Database busy (transactions of requests and of background jobs, new connections
+// opening) on the database URL it is given until stdin closes, printing every 250 ms how many
+// transactions were answered and how many refused.
+import process from "node:process";
+import { connect, Database, type Tx } from "../../../supabase/functions/_shared/db/database.ts";
+import { serviceJobs } from "../../../supabase/functions/_shared/db/service-jobs.ts";
 
-const url = Deno.args[0]!;
+const url = process.argv[2]!;
 const db = new Database(connect(url, { max: 4, prepare: true, connectTimeoutSeconds: 2 }), connect(url, { max: 1, prepare: true }), {
   probeSql: connect(url, { max: 1, prepare: true }),
   acquireTimeoutMs: 2_000,
 });
 const counts = { answered: 0, refused: 0 };
 let running = true;
-const loads = Array.from({ length: 12 }, async () => {
+const work = async (tx: Tx) => {
+  await tx`select pg_sleep(0.002)`;
+  await tx`select 1`;
+};
+// Half as a request (a principal's transaction), half as a background job.
+const transactions = [
+  () => db.transaction({ kind: "claims", role: "authenticated", claims: {} }, work),
+  () => serviceJobs(db).transaction(work),
+];
+const loads = Array.from({ length: 12 }, async (_, loop) => {
   while (running) {
     try {
-      await db.transaction({ kind: "claims", role: "authenticated", claims: {} }, async (tx) => {
-        await tx`select pg_sleep(0.002)`;
-        await tx`select 1`;
-      });
+      await transactions[loop % 2]!();
       counts.answered++;
     } catch {
       counts.refused++;
@@ -27,7 +35,7 @@ const loads = Array.from({ length: 12 }, async () => {
   }
 });
 const report = setInterval(() => console.log(JSON.stringify(counts)), 250);
-for await (const _ of Deno.stdin.readable) { /* until the test closes stdin */ }
+await new Promise((resolve) => process.stdin.on("end", resolve).resume());
 running = false;
 await Promise.all(loads);
 clearInterval(report);

@@ -260,13 +260,41 @@ export class Database {
     }
   }
 
-  /**
-   * Runs `work` on a connection of its own; any failure rolls back and comes out translated. A lost
-   * connection took its transaction with it: it gets no ROLLBACK (postgres.js as published may never
-   * answer a write to a closed connection) and is not released (postgres.js's release() would put a
-   * closed connection among the open ones; left alone, the pool reconnects it when it needs it).
-   */
+  /** Runs `work` on a connection of its own; any failure rolls back and comes out translated. */
   private async reserved<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
+    try {
+      return await this.onConnection(work);
+    } catch (error) {
+      throw this.translated(error);
+    }
+  }
+
+  /**
+   * `work` in a transaction of its own, its errors as the driver raised them: for the background
+   * jobs (service-jobs.ts), which enter their role themselves and read SQLSTATEs. Refused with the
+   * 503 while the database is down.
+   */
+  async untranslatedTransaction<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
+    try {
+      return await this.onConnection(async (tx) => {
+        await tx`begin`.simple();
+        const result = await work(tx);
+        await tx`commit`;
+        return result;
+      });
+    } catch (error) {
+      this.availability.noticed(error);
+      throw error;
+    }
+  }
+
+  /**
+   * Runs `work` on a connection of its own; any failure rolls back. A lost connection took its
+   * transaction with it: it gets no ROLLBACK (postgres.js as published may never answer a write to a
+   * closed connection) and is not released (postgres.js's release() would put a closed connection
+   * among the open ones; left alone, the pool reconnects it when it needs it).
+   */
+  private async onConnection<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
     const tx = await this.reserve();
     let lost = false;
     try {
@@ -274,7 +302,7 @@ export class Database {
     } catch (error) {
       lost = isDatabaseUnavailable(error);
       if (!lost) await tx`rollback`.catch(() => {});
-      throw this.translated(error);
+      throw error;
     } finally {
       if (!lost) tx.release();
     }
