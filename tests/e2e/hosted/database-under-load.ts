@@ -18,15 +18,18 @@ const work = async (tx: Tx) => {
   await tx`select pg_sleep(0.002)`;
   await tx`select 1`;
 };
-// Half as a request (a principal's transaction), half as a background job.
-const transactions = [
-  () => db.transaction({ kind: "claims", role: "authenticated", claims: {} }, work),
-  () => serviceJobs(db).transaction(work),
-];
+// Half as a request (a principal's transaction), half as a background job; or, with `postgres-begin`,
+// all through postgres.js's own begin(), which the service does not use (the last-resort listeners).
+const transactions = process.argv[3] === "postgres-begin"
+  ? [() => db.sql.begin((tx) => work(tx as unknown as Tx))]
+  : [
+    () => db.transaction({ kind: "claims", role: "authenticated", claims: {} }, work),
+    () => serviceJobs(db).transaction(work),
+  ];
 const loads = Array.from({ length: 12 }, async (_, loop) => {
   while (running) {
     try {
-      await transactions[loop % 2]!();
+      await transactions[loop % transactions.length]!();
       counts.answered++;
     } catch {
       counts.refused++;

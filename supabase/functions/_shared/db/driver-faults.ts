@@ -14,7 +14,7 @@ interface GlobalEvents {
 let installed = false;
 
 /** The driver's write on a connection whose socket has closed (its `nextWrite`). */
-export function isWriteOnClosedSocket(error: unknown): boolean {
+function isWriteOnClosedSocket(error: unknown): boolean {
   return error instanceof TypeError && /\bnextWrite\b/.test(error.stack ?? "") && /postgres/.test(error.stack ?? "");
 }
 
@@ -31,6 +31,6 @@ export function surviveDriverFaults(): void {
   events.addEventListener("unhandledrejection", (event) => {
     if (!isDatabaseUnavailable(event.reason)) return;
     event.preventDefault();
-    console.error("[db] a lost connection failed a statement nobody awaited; the process goes on:", (event.reason as Error).message);
+    console.error("[db] postgres.js: a lost connection failed a statement nobody awaited; the process goes on:", (event.reason as Error).message);
   });
 }
