@@ -181,7 +181,8 @@ export class Database {
     const begin = tx`begin`.simple().execute();
     const entered = this.enter(tx, scope);
     const savepoint = tx`savepoint operation`.simple().execute();
-    return new OpenTransaction(tx, scope, Promise.all([begin, entered, savepoint]), (error) => this.translated(error), (error) => this.refused(scope, error));
+    const opening = Promise.all([begin, entered, savepoint]);
+    return new OpenTransaction(tx, scope, opening, (error) => this.translated(error), (error) => this.refused(scope, error));
   }
 
   /**
@@ -290,9 +291,11 @@ export class Database {
 
   /**
    * Runs `work` on a connection of its own; any failure rolls back. A lost connection took its
-   * transaction with it: it gets no ROLLBACK (postgres.js as published may never answer a write to a
-   * closed connection) and is not released (postgres.js's release() would put a closed connection
-   * among the open ones; left alone, the pool reconnects it when it needs it).
+   * transaction with it: it gets no ROLLBACK and is not released. Once lost, the pool may already
+   * have reconnected it for another caller, whose transaction a late ROLLBACK would end, and
+   * postgres.js as published may never answer a write to it or throw where no caller catches;
+   * release() would put it among the open connections. Left alone, the pool reconnects it when it
+   * needs it.
    */
   private async onConnection<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
     const tx = await this.reserve();
@@ -300,7 +303,7 @@ export class Database {
     try {
       return await work(tx);
     } catch (error) {
-      lost = isDatabaseUnavailable(error);
+      lost = lostItsConnection(error);
       if (!lost) await tx`rollback`.catch(() => {});
       throw error;
     } finally {
@@ -345,6 +348,15 @@ export class Database {
   }
 }
 
+/**
+ * Whether a failed statement took its connection with it: a connection-level failure that
+ * postgres.js reported on one of the connection's statements (it names the statement on the error);
+ * not, say, a refused connection to some other server that the work called.
+ */
+function lostItsConnection(error: unknown): boolean {
+  return isDatabaseUnavailable(error) && "query" in (error as object);
+}
+
 const genericPlans = (tx: Tx) => tx`select set_config('plan_cache_mode', 'force_generic_plan', true)`.execute();
 
 /**
@@ -377,7 +389,7 @@ export function scoped(db: Database, scope: DbScope): Scoped {
 /** A transaction opened by Database.open; its owner finishes it with commit or abandon. */
 export class OpenTransaction {
   private finished = false;
-  /** Its connection was lost: finishing writes nothing more to it and does not release it (see Database.reserved). */
+  /** Its connection was lost: finishing writes nothing more to it and does not release it (see Database.onConnection). */
   private lost = false;
   /** BEGIN, the scope's setup and the savepoint; rejects with the scope's refusal, translated. */
   readonly opened: Promise<unknown>;
@@ -449,7 +461,7 @@ export class OpenTransaction {
   }
 
   private noticeLoss(error: unknown): void {
-    if (isDatabaseUnavailable(error)) this.lost = true;
+    if (lostItsConnection(error)) this.lost = true;
   }
 
   private async finish(work: () => Promise<void>): Promise<void> {
