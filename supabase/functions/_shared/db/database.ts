@@ -3,6 +3,7 @@ import { AcceptedKeyCache } from "../auth/api-keys.ts";
 import { RecentEntries } from "../auth/recent-entries.ts";
 import { ApiError, ConstraintViolation } from "../http/errors.ts";
 import { Availability, databaseRetryLater, databaseUnavailable, isDatabaseUnavailable } from "./availability.ts";
+import { surviveDriverFaults } from "./driver-faults.ts";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 
 export type Sql = postgres.Sql;
@@ -46,6 +47,7 @@ export interface ConnectOptions {
 }
 
 export function connect(url: string, options: ConnectOptions): Sql {
+  surviveDriverFaults();
   return postgres(url, {
     max: options.max,
     prepare: options.prepare,
@@ -179,11 +181,8 @@ export class Database {
     const begin = tx`begin`.simple().execute();
     const entered = this.enter(tx, scope);
     const savepoint = tx`savepoint operation`.simple().execute();
-    const opened = Promise.all([begin, entered, savepoint]).catch((error) => {
-      throw this.refused(scope, this.translated(error));
-    });
-    opened.catch(() => {}); // the caller awaits it; this only keeps an early failure from counting as unhandled
-    return new OpenTransaction(tx, scope, opened, (error) => this.translated(error));
+    const opening = Promise.all([begin, entered, savepoint]);
+    return new OpenTransaction(tx, scope, opening, (error) => this.translated(error), (error) => this.refused(scope, error));
   }
 
   /**
@@ -264,14 +263,51 @@ export class Database {
 
   /** Runs `work` on a connection of its own; any failure rolls back and comes out translated. */
   private async reserved<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
+    try {
+      return await this.onConnection(work);
+    } catch (error) {
+      throw this.translated(error);
+    }
+  }
+
+  /**
+   * `work` in a transaction of its own, its errors as the driver raised them: for the background
+   * jobs (service-jobs.ts), which enter their role themselves and read SQLSTATEs. Refused with the
+   * 503 while the database is down.
+   */
+  async untranslatedTransaction<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
+    try {
+      return await this.onConnection(async (tx) => {
+        await tx`begin`.simple();
+        const result = await work(tx);
+        await tx`commit`;
+        return result;
+      });
+    } catch (error) {
+      this.availability.noticed(error);
+      throw error;
+    }
+  }
+
+  /**
+   * Runs `work` on a connection of its own; any failure rolls back. A lost connection took its
+   * transaction with it: it gets no ROLLBACK and is not released. Once lost, the pool may already
+   * have reconnected it for another caller, whose transaction a late ROLLBACK would end, and
+   * postgres.js as published may never answer a write to it or throw where no caller catches;
+   * release() would put it among the open connections. Left alone, the pool reconnects it when it
+   * needs it.
+   */
+  private async onConnection<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
     const tx = await this.reserve();
+    let lost = false;
     try {
       return await work(tx);
     } catch (error) {
-      await tx`rollback`.catch(() => {});
-      throw this.translated(error);
+      lost = lostItsConnection(error);
+      if (!lost) await tx`rollback`.catch(() => {});
+      throw error;
     } finally {
-      tx.release();
+      if (!lost) tx.release();
     }
   }
 
@@ -312,6 +348,15 @@ export class Database {
   }
 }
 
+/**
+ * Whether a failed statement took its connection with it: a connection-level failure that
+ * postgres.js reported on one of the connection's statements (it names the statement on the error);
+ * not, say, a refused connection to some other server that the work called.
+ */
+function lostItsConnection(error: unknown): boolean {
+  return isDatabaseUnavailable(error) && "query" in (error as object);
+}
+
 const genericPlans = (tx: Tx) => tx`select set_config('plan_cache_mode', 'force_generic_plan', true)`.execute();
 
 /**
@@ -344,13 +389,24 @@ export function scoped(db: Database, scope: DbScope): Scoped {
 /** A transaction opened by Database.open; its owner finishes it with commit or abandon. */
 export class OpenTransaction {
   private finished = false;
+  /** Its connection was lost: finishing writes nothing more to it and does not release it (see Database.onConnection). */
+  private lost = false;
+  /** BEGIN, the scope's setup and the savepoint; rejects with the scope's refusal, translated. */
+  readonly opened: Promise<unknown>;
 
   constructor(
     private readonly tx: Tx,
     readonly scope: DbScope,
-    readonly opened: Promise<unknown>,
+    opening: Promise<unknown>,
     private readonly translate: (error: unknown) => unknown,
-  ) {}
+    refuse: (error: unknown) => unknown,
+  ) {
+    this.opened = opening.catch((error) => {
+      this.noticeLoss(error);
+      throw refuse(translate(error));
+    });
+    this.opened.catch(() => {}); // the owner awaits it; this only keeps an early failure from counting as unhandled
+  }
 
   /**
    * The principal's access inside this transaction. A failed statement leaves the transaction
@@ -390,7 +446,7 @@ export class OpenTransaction {
   /** Rolls everything back (the scope or its rate limit refused the call). */
   async abandon(): Promise<void> {
     await this.finish(async () => {
-      await this.tx`rollback`.catch(() => {});
+      if (!this.lost) await this.tx`rollback`.catch(() => {});
     });
   }
 
@@ -398,9 +454,14 @@ export class OpenTransaction {
     try {
       return await work;
     } catch (error) {
+      this.noticeLoss(error);
       await this.opened; // a refused scope is the real cause of a failed statement
       throw this.translate(error);
     }
+  }
+
+  private noticeLoss(error: unknown): void {
+    if (lostItsConnection(error)) this.lost = true;
   }
 
   private async finish(work: () => Promise<void>): Promise<void> {
@@ -409,10 +470,11 @@ export class OpenTransaction {
     try {
       await work();
     } catch (error) {
-      await this.tx`rollback`.catch(() => {});
+      this.noticeLoss(error);
+      if (!this.lost) await this.tx`rollback`.catch(() => {});
       throw this.translate(error);
     } finally {
-      this.tx.release();
+      if (!this.lost) this.tx.release();
     }
   }
 }

@@ -7,10 +7,10 @@ import type { Database, Tx } from "./database.ts";
 export function serviceJobs(db: Database) {
   return {
     transaction<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
-      return db.sql.begin(async (tx) => {
+      return db.untranslatedTransaction(async (tx) => {
         await tx`select set_config('role', 'service_jobs', true)`;
-        return work(tx as unknown as Tx);
-      }) as Promise<T>;
+        return work(tx);
+      });
     },
   };
 }
