@@ -33,7 +33,7 @@ type Result = { isError?: boolean; structuredContent?: Record<string, unknown> }
 
 async function ask(tool: string, args: Record<string, unknown>): Promise<Link & { token: string }> {
   const result = (await assistant.callTool({ name: tool, arguments: args })) as Result;
-  if (result.isError) throw new Error(`${tool}: ${JSON.stringify(result.structuredContent)}`);
+  if (result.isError) throw new Error(`${tool}: ${JSON.stringify(result.content)}`);
   const link = result.structuredContent as unknown as Link;
   return { ...link, token: new URLSearchParams(new URL(link.url).hash.slice(1)).get("token")! };
 }
