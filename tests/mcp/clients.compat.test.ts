@@ -50,9 +50,11 @@ interface Result {
   structuredContent?: Record<string, unknown>;
   content?: Array<{ type: string; text?: string }>;
 }
+/** A tool as tools/list shows it, as far as the sweep reads it. */
+type ListedTool = { name: string; inputSchema: { properties?: Record<string, unknown> } };
 /** What both SDK clients offer (each validates in its own way). */
 interface SdkClient {
-  listTools(): Promise<{ tools: Array<{ name: string; inputSchema: { properties?: Record<string, unknown> } }> }>;
+  listTools(): Promise<{ tools: ListedTool[] }>;
   callTool(params: { name: string; arguments: Args }): Promise<unknown>;
   close(): Promise<void>;
 }
@@ -64,7 +66,7 @@ interface World {
   otherUserId: string;
   /** A published hub of the other person's, to join and leave. */
   othersHubId: string;
-  /** A collection of the person's (registration reads a chain, and is swept only for its answer). */
+  /** A collection of the person's, inserted directly (registering one reads its chain). */
   collectionId: string;
   /** A checkout session of that collection, made through REST. */
   checkout: { checkoutId: string; clientSecret: string };
@@ -193,7 +195,7 @@ const SMALL_SWEEP = ["create_event", "get_event", "list_events"];
  * Invalid arguments for a tool: its first argument given an object (no argument of these tools takes
  * one there), or an argument it does not have when it takes none.
  */
-function invalidArgs(valid: Args, inputSchema: { properties?: Record<string, unknown> }): Args {
+function invalidArgs(valid: Args, inputSchema: ListedTool["inputSchema"]): Args {
   const first = Object.keys(inputSchema.properties ?? {})[0];
   return first === undefined ? { unexpected: true } : { ...valid, [first]: { not: "valid" } };
 }
@@ -218,7 +220,7 @@ function outcomeOf(tool: string, raw: unknown): Outcome {
 /** Calls `tools` (in CALLS order) with valid and then invalid arguments; returns both outcomes of each. */
 async function sweep(
   callTool: (tool: string, args: Args) => Promise<unknown>,
-  listed: Array<{ name: string; inputSchema: { properties?: Record<string, unknown> } }>,
+  listed: ListedTool[],
   tools: readonly string[],
   world: World,
 ): Promise<Array<{ valid: Outcome; invalid: Outcome }>> {
@@ -370,14 +372,11 @@ describe.each(["backend", "public"] as const)("MCP clients against the %s endpoi
     const home = mkdtempSync(join(tmpdir(), "mcp-inspector-"));
     const headers = Object.entries(endpoint().headers).flatMap(([header, value]) => ["--header", `${header}: ${value}`]);
     const url = ctx.root + endpoint().path;
-    const inspect = async (args: string[]) => {
-      const { code, stdout, stderr } = await runInspector([url, "--transport", "http", ...headers, "--format", "json", ...args], home);
-      return { code, stdout, stderr };
-    };
+    const inspect = (args: string[]) => runInspector([url, "--transport", "http", ...headers, "--format", "json", ...args], home);
     try {
       const listing = await inspect(["--method", "tools/list"]);
       expect(listing.code, listing.stderr).toBe(0);
-      const { tools } = JSON.parse(listing.stdout).result as { tools: Array<{ name: string; inputSchema: { properties?: Record<string, unknown> } }> };
+      const { tools } = JSON.parse(listing.stdout).result as { tools: ListedTool[] };
       const callTool = async (tool: string, args: Args) => {
         const { code, stdout, stderr } = await inspect(["--method", "tools/call", "--tool-name", tool, "--tool-args-json", JSON.stringify(args)]);
         // The CLI validates a result against the tool's output schema (a mismatch is an error and no
