@@ -70,6 +70,8 @@ interface World {
   collectionId: string;
   /** A checkout session of that collection, made through REST. */
   checkout: { checkoutId: string; clientSecret: string };
+  /** Another one, paid (completed directly: payment reads a chain), with a failed webhook delivery. */
+  paidCheckoutId: string;
 }
 const id = (answers: Answers, tool: string, field = "id") => answers.get(tool)?.[field] as string | undefined;
 const eventId = (a: Answers) => id(a, "create_event");
@@ -114,8 +116,8 @@ const CALLS: Record<string, (answers: Answers, world: World) => Args> = {
   get_sui_collection: () => ({ collectionId: UNKNOWN_ID }),
   create_checkout_session: (_, w) => checkoutRequest(w.collectionId),
   get_checkout_session: (_, w) => w.checkout,
-  retry_checkout_webhook: (_, w) => ({ checkoutId: w.checkout.checkoutId }),
-  list_checkout_webhook_deliveries: (_, w) => ({ checkoutId: w.checkout.checkoutId }),
+  retry_checkout_webhook: (_, w) => ({ checkoutId: w.paidCheckoutId }),
+  list_checkout_webhook_deliveries: (_, w) => ({ checkoutId: w.paidCheckoutId }),
   build_checkout_payment: (_, w) => ({ ...w.checkout, payment: { payerAddress: WALLET, embeddingOrigin: EXAMPLE_SITE } }),
   confirm_checkout_payment: (_, w) => ({ ...w.checkout, txHash: TX_HASH }),
   encode_contract_call: () => ({ signature: "function transfer(address to, uint256 amount)", args: [TARGET, "1"] }),
@@ -178,8 +180,6 @@ const REFUSED_HERE: Record<string, string> = {
   register_nft_collection: "chain_not_supported",
   publish_sui_collection: "sui_not_configured",
   get_sui_collection: "not_found",
-  retry_checkout_webhook: "checkout_not_completed",
-  build_checkout_payment: "dynamic_pricing_unavailable",
   confirm_checkout_payment: "chain_not_supported",
   sponsorship_complete: "reservation_not_found",
   sponsorship_cancel: "reservation_not_found",
@@ -270,8 +270,8 @@ beforeAll(async () => {
   // The person's wallet, which is also their sponsor wallet on the chain.
   await linkAddress(ctx.adminDb, { userId: person.id, address: WALLET, chainId: String(CHAIN_ID), connector: "injected" });
   const [collection] = await ctx.owner<{ id: string }[]>`
-    insert into checkout.collections (owner_id, chain_id, address, pricing, token_decimals, verified_owner_address)
-    values (${person.id}, ${CHAIN_ID}, ${TARGET}, 'dynamic', 18, ${WALLET}) returning id`;
+    insert into checkout.collections (owner_id, chain_id, address, pricing, mint_price, token_decimals, verified_owner_address)
+    values (${person.id}, ${CHAIN_ID}, ${TARGET}, 'static', 0, 18, ${WALLET}) returning id`;
   // Through the gateway (its secrets seal what a checkout stores), not the in-process app.
   const made = async (path: string, key: string, json: unknown) => {
     const response = await fetch(ctx.root + path, { method: "POST", headers: { "x-api-key": key, "content-type": "application/json" }, body: JSON.stringify(json) });
@@ -279,11 +279,19 @@ beforeAll(async () => {
     return response.json();
   };
   const checkout = await made("/api/v3/checkout/sessions", person.key, checkoutRequest(collection!.id)) as World["checkout"];
+  const { checkoutId: paidCheckoutId } = await made("/api/v3/checkout/sessions", person.key, checkoutRequest(collection!.id)) as World["checkout"];
+  await ctx.owner`update checkout.sessions set status = 'COMPLETED', tx_hash = ${TX_HASH}, completed_at = now() where id = ${paidCheckoutId}`;
+  const [delivery] = await ctx.owner<{ id: string }[]>`
+    insert into checkout.webhook_deliveries (event_id, session_id, owner_id, webhook_url, payload, status, attempts, last_status_code)
+    values (${`checkout-completed-${paidCheckoutId}`}, ${paidCheckoutId}, ${person.id}, ${`${EXAMPLE_SITE}/hook`}, '{}', 'failed', 1, 500)
+    returning id`;
+  await ctx.owner`insert into checkout.webhook_attempts (delivery_id, status_code, error) values (${delivery!.id}, 500, 'HTTP 500')`;
   world = {
     otherUserId: other.id,
     othersHubId: (await made("/api/v3/hubs", other.key, { name: "Another's hub", hubType: "group", status: "PUBLISHED" }) as { id: string }).id,
     collectionId: collection!.id,
     checkout: { checkoutId: checkout.checkoutId, clientSecret: checkout.clientSecret },
+    paidCheckoutId,
   };
   // The same person on the public endpoint, through dynamic registration, e-mail sign-in and consent to every scope.
   const tokens = await tokensOverHttp(ctx, EMAIL, [...MCP_SCOPES]);
