@@ -331,6 +331,8 @@ describe.each(["backend", "public"] as const)("MCP clients against the %s endpoi
         const callTool = (tool: string, args: Args) => client.callTool({ name: tool, arguments: args });
         expect(await sweep(callTool, tools, names, world)).toHaveLength(names.length);
         await expectNotFound(callTool);
+        // A tool that does not exist is a JSON-RPC error, not a result.
+        await expect(callTool("no_such_tool", {})).rejects.toMatchObject({ code: -32602 });
       } finally {
         await client.close();
       }
