@@ -68,6 +68,20 @@ describe("reading through the public MCP tools", () => {
     expect(confirmation).toEqual({ status: "pending", client_id: "eventhub-app-assistant", user_id: user.id });
     expect(await chat.world.t.owner`select 1 from core.crypto_addresses where user_id = ${user.id}`).toHaveLength(0);
   });
+
+  it("hands the model a tool's error with its code and message: an unknown event is not_found", async () => {
+    const { token } = await chat.person();
+    chat.standIn.scriptChat(
+      { toolCalls: [{ id: "call_missing", name: "get_event", arguments: { eventId: "65f1c0a2b3d4e5f601234567" } }] },
+      (body) => ({ text: `That event: ${toolMessages(body)[0].error.code}.` }),
+    );
+    const events = await chat.ask(token, { roomId: "room-t7", messageId: newMessageId(), message: "Show me that event", useMCP: true });
+
+    expect(events.find((e) => e.type === "tool.result")!.data).toMatchObject({ id: "call_missing", name: "get_event", status: "error", error: { code: "not_found" } });
+    const [, second] = chat.standIn.requests;
+    expect(toolMessages(second!.body!)).toEqual([{ error: { code: "not_found", message: expect.stringMatching(/\S/) } }]);
+    expect(textOf(events)).toBe("That event: not_found.");
+  });
 });
 
 describe("a write the model asks for", () => {

@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startGatewayProcess, type GatewayProcess } from "../../scripts/lib/gateway-process.ts";
 import { createTestContext, expectErrorBody, type TestContext, type UserWithKey } from "../setup/test-context.ts";
-import { connectClient, INITIALIZE, rpcInit } from "./mcp-fixtures.ts";
+import { connectClient, INITIALIZE, rpcInit, toolError } from "./mcp-fixtures.ts";
 
 let t: TestContext;
 let gateway: GatewayProcess;
@@ -30,7 +30,7 @@ describe("the backend MCP endpoint over HTTP", () => {
       const created = await client.callTool({ name: "create_hub", arguments: { name: "Gateway hub", hubType: "group" } });
       expect(created.structuredContent).toMatchObject({ name: "Gateway hub", ownerId: user.id });
       const refused = await client.callTool({ name: "retry_checkout_webhook", arguments: { checkoutId: "65f1c0a2b3d4e5f601234567" } });
-      expect(refused).toMatchObject({ isError: true, structuredContent: { code: "missing_permission" } });
+      expect(refused).toMatchObject(toolError("missing_permission"));
       await client.close();
     });
   }

@@ -3,7 +3,7 @@
 import type { Client } from "@modelcontextprotocol/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestContext, type TestContext, type UserWithKey } from "../setup/test-context.ts";
-import { connectClient, inProcessFetch } from "./mcp-fixtures.ts";
+import { connectClient, inProcessFetch, toolError } from "./mcp-fixtures.ts";
 
 const URL_ = "http://localhost/mcp/backend";
 let t: TestContext;
@@ -74,14 +74,14 @@ describe("tools/call", () => {
   it("a REST error is an isError result with the REST code: missing_permission", async () => {
     const result = await client.callTool({ name: "retry_checkout_webhook", arguments: { checkoutId: "65f1c0a2b3d4e5f601234567" } });
     expect(result.isError).toBe(true);
-    expect(result.structuredContent).toMatchObject({ error: true, code: "missing_permission" });
+    expect(result).toMatchObject(toolError("missing_permission"));
     expect(JSON.stringify(result.content)).toContain("missing_permission");
   });
 
   it("invalid arguments answer validation_failed, like REST", async () => {
     const result = await client.callTool({ name: "get_event", arguments: { eventId: "not-an-id" } });
     expect(result.isError).toBe(true);
-    expect(result.structuredContent).toMatchObject({ code: "validation_failed" });
+    expect(result).toMatchObject(toolError("validation_failed"));
   });
 
   it("the raw API tool lists operations and calls one by its id", async () => {
@@ -98,9 +98,9 @@ describe("tools/call", () => {
     expect(read.structuredContent).toEqual(await (await t.call(`/api/v3/hubs/${hub.id}`, { key: user.key })).json());
 
     const refused = await client.callTool({ name: "call_api", arguments: { operationId: "post_api_v3_checkout_sessions_checkoutId_webhook_retry", pathParameters: { checkoutId: hub.id } } });
-    expect(refused.structuredContent).toMatchObject({ code: "missing_permission" });
+    expect(refused).toMatchObject(toolError("missing_permission"));
     const unknown = await client.callTool({ name: "call_api", arguments: { operationId: "get_mcp_backend" } });
-    expect(unknown.structuredContent).toMatchObject({ code: "unknown_operation" });
+    expect(unknown).toMatchObject(toolError("unknown_operation"));
   });
 
   it("encodes a contract call", async () => {

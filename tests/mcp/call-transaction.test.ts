@@ -4,7 +4,7 @@
 import type { Client } from "@modelcontextprotocol/client";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createTestContext, type TestContext, type UserWithKey } from "../setup/test-context.ts";
-import { connectClient, inProcessFetch } from "./mcp-fixtures.ts";
+import { connectClient, inProcessFetch, toolError } from "./mcp-fixtures.ts";
 
 let t: TestContext;
 let user: UserWithKey;
@@ -44,20 +44,20 @@ describe("one transaction per tools/call", () => {
     await client.callTool({ name: "create_event", arguments: { ...event("First of a slug"), slug: "one-slug" } });
     const refused = await client.callTool({ name: "create_event", arguments: { ...event("Second of a slug"), slug: "one-slug" } });
     expect(refused.isError).toBe(true);
-    expect(refused.structuredContent).toMatchObject({ code: "slug_taken" });
+    expect(refused).toMatchObject(toolError("slug_taken"));
     expect(await eventsNamed("Second of a slug")).toHaveLength(0);
     expect((await recordsOf("create_event")).at(-1)).toEqual({ outcome: "error", error_code: "slug_taken", http_status: 409 });
   });
 
   it("a read that finds nothing is recorded as failed", async () => {
     const missing = await client.callTool({ name: "get_event", arguments: { eventId: "0123456789abcdef01234567" } });
-    expect(missing.structuredContent).toMatchObject({ code: "not_found" });
+    expect(missing).toMatchObject(toolError("not_found"));
     expect(await recordsOf("get_event")).toEqual([{ outcome: "error", error_code: "not_found", http_status: 404 }]);
   });
 
   it("arguments with a lone UTF-16 surrogate are refused, and the refusal is recorded with them made well-formed", async () => {
     const refused = await client.callTool({ name: "create_event", arguments: event("Gala \ud800 night") });
-    expect(refused.structuredContent).toMatchObject({ code: "validation_failed" });
+    expect(refused).toMatchObject(toolError("validation_failed"));
     expect(await eventsNamed("Gala \ud800 night")).toHaveLength(0);
     const [record] = await t.owner<{ outcome: string; name: string }[]>`
       select outcome, arguments ->> 'name' as name from mcp.tool_calls where user_id = ${user.id} and tool = 'create_event' order by id desc limit 1`;
@@ -73,7 +73,7 @@ describe("one transaction per tools/call", () => {
       create trigger refuse_records before insert on mcp.tool_calls for each row execute function public.refuse_tool_call_record();`);
     const result = await client.callTool({ name: "create_event", arguments: event("Lost with its record") });
     expect(result.isError).toBe(true);
-    expect(result.structuredContent).toMatchObject({ code: "audit_unavailable" });
+    expect(result).toMatchObject(toolError("audit_unavailable"));
     await t.owner`drop trigger refuse_records on mcp.tool_calls`;
     expect(await recordsOf("create_event")).toHaveLength(recordedBefore);
     expect(await eventsNamed("Lost with its record")).toHaveLength(0);

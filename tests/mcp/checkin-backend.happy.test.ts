@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generateTicketSigningKey, parseTicketSigningKeys, verifyTicket } from "../../supabase/functions/_shared/checkin/ticket-token.ts";
 import { eventBody } from "../events/event-fixtures.ts";
 import { createTestContext, type TestContext, type UserWithKey } from "../setup/test-context.ts";
-import { connectClient, inProcessFetch } from "./mcp-fixtures.ts";
+import { connectClient, inProcessFetch, toolError } from "./mcp-fixtures.ts";
 
 const URL_ = "http://localhost/mcp/backend";
 const READ = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
@@ -113,10 +113,10 @@ describe("a reservation from the guest's key to the host's door", () => {
 
     // The guest is no door staff: REST's 403 as a tool error.
     expect(await call(guestClient, "check_in", { ...scan, nonce: "mcp-scan-0002" }))
-      .toMatchObject({ isError: true, structuredContent: { code: "not_event_staff" } });
+      .toMatchObject(toolError("not_event_staff"));
     // One credential per method, as REST validates it.
     expect(await call(hostClient, "check_in", { ...scan, method: "manual" }))
-      .toMatchObject({ isError: true, structuredContent: { code: "validation_failed" } });
+      .toMatchObject(toolError("validation_failed"));
   });
 
   it("the host's lists, settings, staff, manifest, offline scans and bracelets answer what REST answers", async () => {
@@ -124,7 +124,7 @@ describe("a reservation from the guest's key to the host's door", () => {
     const listed = await call(hostClient, "list_event_reservations", { eventId, status: "approved", take: 5 });
     expect(listed.structuredContent).toEqual((await rest(`/api/v3/events/${eventId}/reservations?status=approved&take=5`, host.key)).body);
     expect(await call(hostClient, "list_event_reservations", { eventId, limit: 5 }), "REST's refusal of a look-alike parameter")
-      .toMatchObject({ isError: true, structuredContent: { code: "limit_not_supported" } });
+      .toMatchObject(toolError("limit_not_supported"));
     expect((await call(guestClient, "list_my_reservations", {})).structuredContent).toEqual((await rest("/api/v3/me/reservations", guest.key)).body);
 
     const saved = await call(hostClient, "save_check_in_settings", { eventId, settings: { capacity: 10, approvalRequired: false } });
@@ -165,7 +165,7 @@ describe("a reservation from the guest's key to the host's door", () => {
     const cancelled = (await call(guestClient, "cancel_reservation", { eventId, reservationId })).structuredContent!;
     expect(cancelled).toMatchObject({ id: reservationId, status: "cancelled" });
     expect(await call(guestClient, "get_my_ticket", { eventId, reservationId }))
-      .toMatchObject({ isError: true, structuredContent: { code: "reservation_not_approved" } });
+      .toMatchObject(toolError("reservation_not_approved"));
   });
 
   it("the host approves and declines when reservations need approval", async () => {
@@ -174,7 +174,7 @@ describe("a reservation from the guest's key to the host's door", () => {
     const pending = (await call(guestClient, "reserve_spot", { eventId: gated })).structuredContent!;
     expect(pending.status).toBe("pending");
     const args = { eventId: gated, reservationId: pending.id };
-    expect(await call(guestClient, "approve_reservation", args)).toMatchObject({ isError: true, structuredContent: { code: "not_event_owner" } });
+    expect(await call(guestClient, "approve_reservation", args)).toMatchObject(toolError("not_event_owner"));
     expect((await call(hostClient, "approve_reservation", args)).structuredContent).toMatchObject({ status: "approved" });
     expect((await call(hostClient, "decline_reservation", args)).structuredContent).toMatchObject({ status: "declined" });
     expect((await rest(`/api/v3/events/${gated}/reservations/${pending.id}`, guest.key)).body).toMatchObject({ status: "declined" });

@@ -29,11 +29,11 @@ let assistant: Client;
 
 type Outcome = { error?: { code: string; message: string }; result?: unknown; httpStatus?: number };
 type Link = { confirmationId: string; url: string; status: string; action: Record<string, unknown>; outcome: Outcome | null; decidedAt: string | null };
-type Result = { isError?: boolean; structuredContent?: Record<string, unknown> };
+type Result = { isError?: boolean; structuredContent?: Record<string, unknown>; content?: unknown[] };
 
 async function ask(tool: string, args: Record<string, unknown>): Promise<Link & { token: string }> {
   const result = (await assistant.callTool({ name: tool, arguments: args })) as Result;
-  if (result.isError) throw new Error(`${tool}: ${JSON.stringify(result.structuredContent)}`);
+  if (result.isError) throw new Error(`${tool}: ${JSON.stringify(result.content)}`);
   const link = result.structuredContent as unknown as Link;
   return { ...link, token: new URLSearchParams(new URL(link.url).hash.slice(1)).get("token")! };
 }

@@ -59,7 +59,7 @@ async function assistantOf(email: string): Promise<Client> {
 type Link = { confirmationId: string; url: string; status: string; action: Record<string, unknown>; outcome: unknown };
 async function ask(client: Client, tool: string, args: Record<string, unknown>): Promise<Link> {
   const result = await client.callTool({ name: tool, arguments: args });
-  if (result.isError) throw new Error(`${tool}: ${JSON.stringify(result.structuredContent)}`);
+  if (result.isError) throw new Error(`${tool}: ${JSON.stringify(result.content)}`);
   return result.structuredContent as Link;
 }
 const status = async (client: Client, id: string) =>

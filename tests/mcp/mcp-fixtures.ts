@@ -1,6 +1,7 @@
 // A real MCP client (@modelcontextprotocol/client) over its Streamable HTTP transport, against the
 // app in-process (a fetch that calls app.request) or a real server over HTTP.
 import { Client, StreamableHTTPClientTransport, type FetchLike } from "@modelcontextprotocol/client";
+import { expect } from "vitest";
 
 export interface AppLike {
   request(input: string, init?: RequestInit): Response | Promise<Response>;
@@ -48,3 +49,12 @@ export const INITIALIZE = {
 };
 
 export const LIST_TOOLS = { jsonrpc: "2.0", id: 2, method: "tools/list", params: {} };
+
+/**
+ * What a tool's error result looks like to clients (for toMatchObject): isError, and the error code
+ * then its message as the text. It carries no structuredContent (clients.compat.test.ts checks that
+ * for every tool).
+ */
+export function toolError(code: string) {
+  return { isError: true, content: [{ type: "text", text: expect.stringMatching(new RegExp(`^${code}: .`)) }] };
+}

@@ -30,9 +30,10 @@ export interface OAuthGateway extends OAuthTestContext {
 
 /**
  * The real Deno gateway (as `npm start` runs it) on a database of its own, mailing sign-in codes to
- * a local SMTP server; `fetch` is the real one. `close` stops all three.
+ * a local SMTP server; `fetch` is the real one; `env` adds to (or overrides) its settings. `close`
+ * stops all three.
  */
-export async function startOAuthGateway(): Promise<OAuthGateway> {
+export async function startOAuthGateway(env: Record<string, string> = {}): Promise<OAuthGateway> {
   const mail = await startMailCatcher();
   const port = await freePort();
   const root = `http://127.0.0.1:${port}`;
@@ -40,7 +41,7 @@ export async function startOAuthGateway(): Promise<OAuthGateway> {
   const gateway = await startGatewayProcess({
     DATABASE_URL: base.url, PORT: String(port), PUBLIC_API_ROOT: root, SMTP_URL: mail.url, MAIL_FROM: "Events <no-reply@example.test>",
     WEBHOOK_DISPATCH: "false", CHECKOUT_RECONCILE_SECONDS: "0", RELAYER_LOOP_SECONDS: "0",
-    MCP_SIGN_IN_RESEND_SECONDS: String(base.config.MCP_SIGN_IN_RESEND_SECONDS),
+    MCP_SIGN_IN_RESEND_SECONDS: String(base.config.MCP_SIGN_IN_RESEND_SECONDS), ...env,
   });
   return {
     ...base, mail, root, gateway, fetch: (input, init) => fetch(input, init),

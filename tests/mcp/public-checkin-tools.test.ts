@@ -10,6 +10,7 @@ import { generateTicketSigningKey, parseTicketSigningKeys, verifyTicket } from "
 import { createApiKey } from "../../scripts/lib/admin-operations.ts";
 import { eventBody } from "../events/event-fixtures.ts";
 import { createOAuthTestContext, type IssuedTokens, issueTokens, mcpRequest, type OAuthTestContext, RESOURCE, ROOT } from "./oauth-fixtures.ts";
+import { toolError } from "./mcp-fixtures.ts";
 
 const RESERVATIONS = ["reservations:read", "reservations:write"];
 const CHECK_IN = ["checkin:read", "checkin:write"];
@@ -93,11 +94,11 @@ describe("the person's reservations", () => {
     const client = await connect(attendee.access_token);
     const other = (await rest(`/api/v3/events/${eventId}/reservations`, { method: "POST" })).body; // the host's own reservation
     expect(await call(client, "show_my_ticket", { eventId, reservationId: other.id }))
-      .toMatchObject({ isError: true, structuredContent: { code: "reservation_not_found" } });
+      .toMatchObject(toolError("reservation_not_found"));
     const mine = (await call(client, "reserve_spot", { eventId })).structuredContent!.id as string;
     expect((await call(client, "cancel_reservation", { eventId, reservationId: mine })).structuredContent).toMatchObject({ status: "cancelled" });
     expect(await call(client, "show_my_ticket", { eventId, reservationId: mine }))
-      .toMatchObject({ isError: true, structuredContent: { code: "reservation_not_approved" } });
+      .toMatchObject(toolError("reservation_not_approved"));
     await client.close();
   });
 });
@@ -132,9 +133,9 @@ describe("the door through an assistant", () => {
     // No QR token or bracelet through an assistant: the arguments are a reservation only.
     const ticket = new URL((await call(person, "show_my_ticket", { eventId, reservationId })).structuredContent!.url as string).hash.slice(1);
     expect(await call(door, "check_in_by_reservation", { eventId, reservationId, method: "qr", ticket }))
-      .toMatchObject({ isError: true, structuredContent: { code: "validation_failed" } });
+      .toMatchObject(toolError("validation_failed"));
     // Staff do not decide reservations: the host's rule.
-    expect(await call(door, "decline_reservation", { eventId, reservationId })).toMatchObject({ isError: true, structuredContent: { code: "not_event_owner" } });
+    expect(await call(door, "decline_reservation", { eventId, reservationId })).toMatchObject(toolError("not_event_owner"));
     await Promise.all([person.close(), door.close()]);
   });
 
@@ -143,8 +144,8 @@ describe("the door through an assistant", () => {
     const reservationId = (await call(person, "reserve_spot", { eventId })).structuredContent!.id as string;
     const other = await connect(stranger.access_token);
     expect(await call(other, "check_in_by_reservation", { eventId, reservationId }))
-      .toMatchObject({ isError: true, structuredContent: { code: "not_event_staff" } });
-    expect(await call(other, "list_event_reservations", { eventId })).toMatchObject({ isError: true, structuredContent: { code: "not_event_staff" } });
+      .toMatchObject(toolError("not_event_staff"));
+    expect(await call(other, "list_event_reservations", { eventId })).toMatchObject(toolError("not_event_staff"));
     expect(await ctx.owner`select outcome, error_code, http_status from mcp.tool_calls
       where client_id = ${stranger.clientId} and tool = 'check_in_by_reservation'`)
       .toEqual([{ outcome: "error", error_code: "not_event_staff", http_status: 403 }]);

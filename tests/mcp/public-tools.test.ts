@@ -11,6 +11,7 @@ import { eventBody } from "../events/event-fixtures.ts";
 import postgres from "postgres";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { createOAuthTestContext, issueTokens, mcpRequest, type OAuthTestContext, RESOURCE, ROOT } from "./oauth-fixtures.ts";
+import { toolError } from "./mcp-fixtures.ts";
 
 /** The decided scope of every public tool (written out here, not read from the code under test). */
 const EXPECTED_SCOPES: Record<string, string[]> = {
@@ -135,7 +136,7 @@ describe("write tools answer what REST answers the person", () => {
     // Another person's assistant cannot change it: REST's owner rule.
     const other = await connect(stranger.access_token);
     const refused = await call(other, "update_event", { eventId: id, changes: { description: "x" } });
-    expect(refused).toMatchObject({ isError: true, structuredContent: { code: "not_event_owner" } });
+    expect(refused).toMatchObject(toolError("not_event_owner"));
     expect(await call(client, "delete_event", { eventId: id })).toMatchObject({ structuredContent: {} });
     expect((await rest(`/api/v3/events/${id}`)).status).toBe(404);
     // Every call on the event is audited (SPEC 5.3): its person, client and outcome, the refused one with REST's code.
@@ -164,7 +165,7 @@ describe("write tools answer what REST answers the person", () => {
     expect((await rest(`/api/v3/hubs/${bobs}`)).body).toEqual(joined.structuredContent);
     expect(await call(client, "leave_hub", { hubId: bobs })).toMatchObject({ structuredContent: {} });
     expect((await rest(`/api/v3/hubs/${bobs}`)).body.membersIDs).not.toContain(userId);
-    expect(await call(client, "leave_hub", { hubId: bobs })).toMatchObject({ isError: true, structuredContent: { code: "not_a_member" } });
+    expect(await call(client, "leave_hub", { hubId: bobs })).toMatchObject(toolError("not_a_member"));
     await Promise.all([client.close(), bob.close()]);
   });
 
@@ -179,7 +180,7 @@ describe("write tools answer what REST answers the person", () => {
     expect((await call(client, "list_nft_collections")).structuredContent).toEqual((await rest("/api/v3/nft-collection")).body);
     // Bob is not the sponsor's owner: REST's 404.
     const bob = await connect(stranger.access_token);
-    expect(await call(bob, "get_sponsorship_settings", sponsor)).toMatchObject({ isError: true, structuredContent: { code: "sponsor_not_found" } });
+    expect(await call(bob, "get_sponsorship_settings", sponsor)).toMatchObject(toolError("sponsor_not_found"));
     await Promise.all([client.close(), bob.close()]);
   });
 });
@@ -209,9 +210,9 @@ describe("request tools create confirmation links and change nothing", () => {
     expect(polled.structuredContent).toMatchObject({ confirmationId: link.confirmationId, status: "pending", actionHash: link.actionHash });
     // Another client of the same person, and another person, see no such link.
     const other = await connect(linkOnly.access_token);
-    expect(await call(other, "get_confirmation_status", { confirmationId: link.confirmationId })).toMatchObject({ isError: true, structuredContent: { code: "not_found" } });
+    expect(await call(other, "get_confirmation_status", { confirmationId: link.confirmationId })).toMatchObject(toolError("not_found"));
     const bob = await connect(stranger.access_token);
-    expect(await call(bob, "get_confirmation_status", { confirmationId: link.confirmationId })).toMatchObject({ isError: true, structuredContent: { code: "not_found" } });
+    expect(await call(bob, "get_confirmation_status", { confirmationId: link.confirmationId })).toMatchObject(toolError("not_found"));
     // Its audit row carries no secret (the answer's URL is not audited).
     const audited = JSON.stringify(await ctx.owner`select arguments from mcp.tool_calls where tool = 'request_wallet_link'`);
     expect(audited).not.toContain(token);
@@ -229,12 +230,12 @@ describe("request tools create confirmation links and change nothing", () => {
     expect((await rest(`/api/v3/sponsorship/settings?walletAddress=${SPONSOR}&chainId=31337`)).body).toMatchObject({ enabledOperations: [], actorDailyCount: null });
     const bob = await connect(stranger.access_token);
     expect(await call(bob, "request_sponsorship_settings_change", { walletAddress: SPONSOR, chainId: 31337 }))
-      .toMatchObject({ isError: true, structuredContent: { code: "sponsor_not_found" } });
+      .toMatchObject(toolError("sponsor_not_found"));
     expect(await call(client, "request_sponsorship_settings_change", { walletAddress: SPONSOR, chainId: 31337, enabledOperations: ["flying"] }))
-      .toMatchObject({ isError: true, structuredContent: { code: "validation_failed" } });
+      .toMatchObject(toolError("validation_failed"));
     // A deposit needs the chain's sponsorship vault (none is configured here): REST's own refusal.
     expect(await call(client, "request_sponsored_deposit", { walletAddress: SPONSOR, chainId: 31337, amountWei: "1000" }))
-      .toMatchObject({ isError: true, structuredContent: { code: "sponsorship_vault_not_configured" } });
+      .toMatchObject(toolError("sponsorship_vault_not_configured"));
     await Promise.all([client.close(), bob.close()]);
   });
 

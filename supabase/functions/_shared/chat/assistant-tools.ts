@@ -21,7 +21,7 @@ import { MCP_SCOPES } from "../auth/mcp-oauth.ts";
 import { type Principal, scopeOf } from "../auth/principal.ts";
 import { McpCall } from "../mcp/call.ts";
 import { connectInMemory } from "../mcp/in-memory.ts";
-import type { ToolSession } from "../mcp/tools.ts";
+import { type ToolSession, toolErrorOf } from "../mcp/tools.ts";
 import { contextFor, type OperationContext } from "../operations/operation.ts";
 
 /** The public MCP surface, which lives with the API (api/mcp/public): handed in by the function. */
@@ -137,10 +137,8 @@ export class AssistantToolbox {
     const call = surface.runsInCallTransaction(name, args) ? new McpCall(() => context.database.open(scopeOf(principal))) : undefined;
     try {
       const result = await withClient(serverFor(surface, context, principal, call), (client) => client.callTool({ name, arguments: args }));
-      const structured = (result.structuredContent ?? {}) as Record<string, unknown>;
-      if (!result.isError) return { ok: true, result: structured };
-      const { code, message } = structured as { code?: unknown; message?: unknown };
-      return { ok: false, error: { code: typeof code === "string" ? code : "tool_failed", message: typeof message === "string" ? message : "The tool failed." } };
+      if (!result.isError) return { ok: true, result: (result.structuredContent ?? {}) as Record<string, unknown> };
+      return { ok: false, error: toolErrorOf(result) ?? { code: "tool_failed", message: "The tool failed." } };
     } catch (error) {
       console.error(`[${this.context.requestId}] assistant tool ${name} failed:`, error instanceof Error ? error.message : error);
       return { ok: false, error: { code: "tool_failed", message: "The tool could not be run." } };

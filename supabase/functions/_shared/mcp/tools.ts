@@ -1,7 +1,7 @@
 // Tools of both MCP endpoints: a definition (name, title, zod input and output schemas, annotations)
 // bound to the operation it runs (_shared/<domain>/operations.ts), and the wrapper that runs every
 // call the same way: arguments validated, the operation run as the caller, the answer turned into
-// structuredContent or an isError result carrying the error's code, and the call audited. A
+// structuredContent or an isError result whose text carries the error's code, and the call audited. A
 // tools/call runs in one transaction the endpoint opened in the caller's scope: the
 // operation's statements and the record of the call commit together, and a failed operation is
 // rolled back to the savepoint after the scope and recorded as failed.
@@ -176,9 +176,21 @@ function answerOf(answer: Answer): ToolAnswer {
   return { status: answer.status, body: answer.body ?? {} };
 }
 
+/** An error result's text: the error body's code, then its message (`not_found: No event ...`). */
+const ERROR_TEXT = /^([a-z][a-z0-9_]*): ([\s\S]*)$/;
+
+/** The code and message of an isError result's text, else undefined. */
+export function toolErrorOf(result: { isError?: boolean; content?: ReadonlyArray<{ type: string; text?: string }> }): { code: string; message: string } | undefined {
+  const first = result.isError === true ? result.content?.[0] : undefined;
+  const parts = first?.type === "text" && first.text !== undefined ? ERROR_TEXT.exec(first.text) : null;
+  return parts ? { code: parts[1]!, message: parts[2]! } : undefined;
+}
+
 /**
  * 2xx: the body as structuredContent, and as text (the JSON text as the database wrote it, when it
- * is that body); otherwise an isError result with the error body.
+ * is that body); otherwise an isError result whose text is the error's code and message. An error
+ * carries no structuredContent: clients (the SDK 1.x Client among them) validate any they get against
+ * the tool's output schema, which describes the answer, not the error body.
  */
 function toToolResult(answer: ToolAnswer, requestId: string): CallToolResult {
   if (answer.status >= 200 && answer.status < 300) {
@@ -189,7 +201,7 @@ function toToolResult(answer: ToolAnswer, requestId: string): CallToolResult {
   const body = isObject(answer.body) && typeof answer.body.code === "string"
     ? answer.body
     : errorBody(requestId, "request_failed", `The operation answered HTTP ${answer.status}.`);
-  return { content: [{ type: "text", text: `${body.code}: ${body.message}` }], structuredContent: body, isError: true };
+  return { content: [{ type: "text", text: `${body.code}: ${body.message}` }], isError: true };
 }
 
 function answerOfError(failure: unknown, requestId: string, tool: string): ToolAnswer {
