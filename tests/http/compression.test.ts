@@ -69,6 +69,10 @@ describe("compression", () => {
       expect(gzipped.headers.get("vary")?.toLowerCase(), path).toContain("accept-encoding");
       expect(gzipped.headers.get("content-type"), path).toMatch(/^text\/javascript/);
       expect(await decoded(gzipped), path).toBe(text);
+      expect(Buffer.from(await (await t.call(path, { headers: GZIP })).arrayBuffer()).length, `${path}, asked again`).toBeLessThan(Buffer.byteLength(text));
+      const refused = await t.call(path, { headers: { "accept-encoding": "gzip;q=0, identity" } });
+      expect(refused.headers.get("content-encoding"), `${path}, gzip;q=0`).toBeNull();
+      expect(await refused.text(), `${path}, gzip;q=0`).toBe(text);
     }
   });
 });
