@@ -1,6 +1,6 @@
 // Response compression for every function (createBaseApp): gzip when the client accepts it, with
-// `Vary: Accept-Encoding`, through Hono's compress (CompressionStream: Deno, Node 20 and Supabase's
-// Edge Runtime all have it). Its content-type filter leaves event streams (the assistant's answers,
+// `Vary: Accept-Encoding`, through Hono's compress (the web's CompressionStream, which Deno and
+// Node 20 have; tested under both: tests/http in process on Node, the bench on the Deno gateway). Its content-type filter leaves event streams (the assistant's answers,
 // MCP's SSE) and already-compressed types (images, archives) alone, and it skips any answer that
 // already names a Content-Encoding.
 import type { Context, MiddlewareHandler } from "hono";
@@ -8,7 +8,7 @@ import { compress } from "hono/compress";
 import { parseAccept } from "hono/utils/accept";
 
 /** Smaller answers travel as they are: gzip's header and the CPU cost more than they save. */
-export const COMPRESSION_THRESHOLD_BYTES = 1024;
+const COMPRESSION_THRESHOLD_BYTES = 1024;
 
 const gzip = compress({ encoding: "gzip", threshold: COMPRESSION_THRESHOLD_BYTES });
 
