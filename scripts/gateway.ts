@@ -7,6 +7,7 @@ import { createDiscoverMcpCapabilitiesApp } from "../supabase/functions/discover
 import { createJobsApp } from "../supabase/functions/jobs/app.ts";
 import { createRenameChatForEventApp } from "../supabase/functions/rename-chat-for-event/app.ts";
 import { createTranscribeAudioApp } from "../supabase/functions/transcribe-audio/app.ts";
+import type { Config } from "../supabase/functions/_shared/config.ts";
 import type { AppServices } from "../supabase/functions/_shared/http/context.ts";
 import type { ConnectionInfo, Environment } from "../supabase/functions/_shared/platform/runtime.ts";
 import { serve } from "../supabase/functions/_shared/platform/runtime.ts";
@@ -63,7 +64,7 @@ export function createFunctions(services: AppServices) {
 }
 
 /** Serves every function on HOST:PORT; `stop` ends the server and closes the database pool. */
-export async function startGateway(env: Environment): Promise<{ url: string; stop(): Promise<void> }> {
+export async function startGateway(env: Environment): Promise<{ url: string; config: Config; stop(): Promise<void> }> {
   const services = servicesFromEnvironment(env);
   const hostname = env.HOST ?? "127.0.0.1";
   const port = Number(env.PORT ?? 54321);
@@ -80,6 +81,7 @@ export async function startGateway(env: Environment): Promise<{ url: string; sto
   const relayLoop = services.config.RELAYER_LOOP_SECONDS > 0 ? startRelayLoop(services, services.config.RELAYER_LOOP_SECONDS * 1000) : undefined;
   return {
     url: `http://${hostname}:${port}`,
+    config: services.config,
     stop: async () => {
       await server.shutdown();
       await reconciler?.stop();

@@ -97,7 +97,8 @@ async function main(): Promise<number> {
     await admin.unsafe(`create database ${name}`);
     created = true;
     log(`database ${name}`);
-    await migrate(databaseUrl);
+    // Plain PostgreSQL: no pg_cron here; the tests call each job's function themselves.
+    await migrate(databaseUrl, { jobsWithoutPgCron: true });
 
     const db = postgres(databaseUrl, { max: 1, onnotice: () => {} });
     try {

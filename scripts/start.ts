@@ -10,6 +10,7 @@ import { ensurePlaces, gatewayDatabaseUrl, prepareDatabase } from "./db.ts";
 import { startGateway } from "./gateway.ts";
 import type { DemoChain, DemoSponsor, DemoStore } from "./lib/demo-checkout.ts";
 import { LOCAL_ANON_KEY, type LocalServices, startLocalServices } from "./lib/local-services.ts";
+import { unconfiguredFeatureLines } from "./lib/unconfigured-features.ts";
 
 const DEMO_API_KEY = "sk_demo0000_local-demo-key-not-secret"; // inserted by supabase/seed.sql
 const DEMO_USER_ID = "65f000000000000000000001"; // supabase/seed.sql
@@ -105,6 +106,7 @@ console.log([
   ...(local ? [`  Database      ${databaseUrl}`, `  Demo API key  ${DEMO_API_KEY}`] : []),
   ...(services?.lines ?? []),
   ...demoLines,
+  ...unconfiguredFeatureLines(gateway.config),
   "",
   `  Ctrl-C stops the gateway${chain ? ", anvil and the storefront" : ""}${services?.mailSink ? ", the mailbox" : ""}; the database keeps running until \`npm run db:stop\`.`,
   "",

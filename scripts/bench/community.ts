@@ -39,7 +39,7 @@ async function prepareBenchDatabase(): Promise<string> {
   }
   await server.end();
   await enableLocalGatewayLogin(LOCAL_DATABASE_URL);
-  await migrate(url);
+  await migrate(url, { jobsWithoutPgCron: true }); // a bench database: pg_cron lives only in `postgres`
   const data = await ensureCommunityData(url);
   if (data.created) console.log(`generated the data set in ${data.seconds} s`);
   await loadPlaces(url, { ifEmpty: true });

@@ -20,7 +20,7 @@ export async function benchUserDatabase(
   await server.unsafe(`create database ${name}`);
   await server.end();
   const url = withDatabase(LOCAL_DATABASE_URL, name);
-  await migrate(url);
+  await migrate(url, { jobsWithoutPgCron: true }); // a bench database: pg_cron lives only in `postgres`
   await enableLocalGatewayLogin(LOCAL_DATABASE_URL);
 
   const db = new Database(connect(url, { max: 1, prepare: true }));

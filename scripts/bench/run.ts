@@ -21,6 +21,7 @@ const suites: Record<string, (o: { seconds: number }) => Promise<unknown>> = {
   checkin: async (o) => (await import("./checkin.ts")).benchCheckin(o),
   chat: async (o) => (await import("./chat.ts")).benchChat(o),
   transcription: async () => (await import("./transcription.ts")).benchTranscription(),
+  compression: async () => (await import("./compression.ts")).benchCompression(),
 };
 
 const { values, positionals } = parseArgs({ options: { seconds: { type: "string", default: "10" } }, allowPositionals: true });

@@ -60,7 +60,7 @@ export async function benchWebhooks(_options: { seconds: number }) {
   await server.unsafe("create database bench_webhooks");
   await server.end();
   const url = withDatabase(LOCAL_DATABASE_URL, "bench_webhooks");
-  await migrate(url);
+  await migrate(url, { jobsWithoutPgCron: true }); // a bench database: pg_cron lives only in `postgres`
   await enableLocalGatewayLogin(LOCAL_DATABASE_URL);
 
   const owner = postgres(url, { max: 2, onnotice: () => {} });

@@ -52,10 +52,21 @@ export function migrationsWithoutFiles(applied: AppliedMigration[], files: Migra
     .sort((a, b) => a.version.localeCompare(b.version));
 }
 
+export interface MigrateOptions {
+  seed?: boolean;
+  /**
+   * The database has no pg_cron and its jobs run elsewhere (test and bench databases: pg_cron lives
+   * only in the database cron.database_name names). Otherwise a migration that schedules a job fails
+   * where pg_cron is missing, saying how to enable it (migration 20261128000500_require_pg_cron.sql).
+   */
+  jobsWithoutPgCron?: boolean;
+}
+
 /** Applies what is missing; returns the versions applied by this call. */
-export async function migrate(databaseUrl: string, options: { seed?: boolean } = {}): Promise<string[]> {
+export async function migrate(databaseUrl: string, options: MigrateOptions = {}): Promise<string[]> {
   const sql = postgres(databaseUrl, { max: 1, onnotice: () => {} });
   try {
+    if (options.jobsWithoutPgCron) await sql`set service.jobs_without_pg_cron = on`;
     await bootstrap(sql);
     // One migrator at a time: two `npm start`s racing must not apply a migration twice.
     await sql`select pg_advisory_lock(hashtext('supabase_migrations'))`;

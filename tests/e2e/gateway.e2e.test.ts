@@ -24,6 +24,28 @@ describe("npm start's gateway over HTTP", () => {
     expect(gateway.output()).toContain(`Docs          ${gateway.url}/api/v3/docs`);
   });
 
+  it("says which features are not configured and how to turn each on, the AI provider among them", () => {
+    const banner = gateway.output();
+    expect(banner).toContain("Not configured");
+    const ai = banner.split("\n").find((line) => line.trimStart().startsWith("AI assistant"));
+    expect(ai).toContain("503 provider_not_configured");
+    expect(ai).toContain("ASSISTANT_API_KEY");
+    expect(ai).toContain("ASSISTANT_BASE_URL");
+    // This gateway was given no EVM_CHAINS and no SMTP_URL either.
+    expect(banner).toMatch(/^ {2}EVM chains .*EVM_CHAINS/m);
+    expect(banner).toMatch(/^ {2}Mail .*SMTP_URL/m);
+  });
+
+  it("gzips under Deno too: the OpenAPI document for a client that accepts gzip, plain for one that does not", async () => {
+    const gzipped = await fetch(`${gateway.url}/api/v3/openapi`, { headers: { "accept-encoding": "gzip" } });
+    expect(gzipped.headers.get("content-encoding")).toBe("gzip");
+    expect(gzipped.headers.get("vary")?.toLowerCase()).toContain("accept-encoding");
+    expect((await gzipped.json()).openapi).toBe("3.1.0"); // fetch decodes it
+    const plain = await fetch(`${gateway.url}/api/v3/openapi`, { headers: { "accept-encoding": "identity" } });
+    expect(plain.headers.get("content-encoding")).toBeNull();
+    expect((await plain.json()).openapi).toBe("3.1.0");
+  });
+
   it("serves REST v3 at /api/v3 and at the Supabase function path", async () => {
     for (const path of ["/api/v3/me", "/functions/v1/api/v3/me"]) {
       const response = await fetch(gateway.url + path, { headers: { "x-api-key": user.key } });

@@ -21,7 +21,8 @@ export default async function setup(project: TestProject) {
   const template = `test_template_${process.pid}_${Date.now()}`;
   const admin = postgres(databaseUrl("postgres"), { max: 1, onnotice: () => {} });
   await admin.unsafe(`create database ${template}`);
-  await migrate(databaseUrl(template));
+  // pg_cron lives only in the `postgres` database; the cron tests use that one (tests/setup/cron-database.ts).
+  await migrate(databaseUrl(template), { jobsWithoutPgCron: true });
   await enableLocalGatewayLogin(databaseUrl("postgres"));
   await loadPlaces(databaseUrl(template), { ifEmpty: true });
   project.provide("templateDatabase", template);

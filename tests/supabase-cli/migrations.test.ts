@@ -35,6 +35,9 @@ async function serverQuery<T>(run: (sql: postgres.Sql) => Promise<T>): Promise<T
 async function createEmptyDatabase(purpose: string): Promise<string> {
   const name = `supabase_cli_${purpose}_${randomBytes(4).toString("hex")}`;
   await serverQuery((sql) => sql.unsafe(`create database ${name}`));
+  // pg_cron lives only in the `postgres` database: these databases say their jobs run elsewhere,
+  // for the CLI's connections and the runner's alike.
+  await serverQuery((sql) => sql.unsafe(`alter database ${name} set service.jobs_without_pg_cron = on`));
   return name;
 }
 

@@ -275,6 +275,9 @@ const configShape = z.object({
   RENAME_CHAT_FOR_EVENT_MODEL: z.string().min(1).max(200).default("gpt-4o-mini"),
 });
 
+/** The names of those variables: what `.env.example` lists. */
+export const CONFIG_VARIABLES: readonly string[] = Object.keys(configShape.shape);
+
 const configSchema = configShape.superRefine((config, ctx) => {
   if (config.APP_ENV === "production" && !config.SECRETS_ENCRYPTION_KEY) {
     ctx.addIssue({ code: "custom", path: ["SECRETS_ENCRYPTION_KEY"], message: "required in production" });

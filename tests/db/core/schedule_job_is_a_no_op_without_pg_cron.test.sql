@@ -1,10 +1,13 @@
 -- core.schedule_job installs a pg_cron job only where pg_cron exists (the database named by
--- cron.database_name). Test databases have no pg_cron: there it schedules nothing and returns null,
--- so migrations that schedule jobs apply everywhere. The function to run is still resolved, so a
--- misspelt job fails its migration in the tests too. Only the migrations' role may schedule.
+-- cron.database_name). Test databases have no pg_cron and say that their jobs run elsewhere
+-- (service.jobs_without_pg_cron = on, as scripts/pgtap.ts migrates them): there it schedules nothing
+-- and returns null (without the setting it refuses: schedule_job_refuses_without_pg_cron). The
+-- function to run is still resolved, so a misspelt job fails its migration in the tests too. Only
+-- the migrations' role may schedule.
 begin;
 select plan(6);
 set local client_min_messages = warning; -- the function's notice that it scheduled nothing
+set local service.jobs_without_pg_cron = on;
 
 select ok(
   not exists (select from pg_extension where extname = 'pg_cron'),

@@ -5,6 +5,7 @@ import { methodNotAllowed } from "hono/method-not-allowed";
 import { requestId } from "hono/request-id";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { databaseUnavailable, isDatabaseUnavailable } from "../db/availability.ts";
+import { compression } from "./compression.ts";
 import type { AppEnv, AppServices } from "./context.ts";
 import { ApiError, errorResponse } from "./errors.ts";
 import { OFFLINE_SCANS_BODY } from "../checkin/schemas.ts";
@@ -63,9 +64,11 @@ const API_CORS: CorsRules = {
  * The app every function builds on: request ids, services in the context, CORS with preflight,
  * limits on the URL, headers and query (request-limits.ts), bodies only in UTF-8 without a content
  * coding, a body limit (BODY_LIMIT_BYTES, or a larger one for the routes in `largerBodies`), and the one error body for every failure including 404 and 405.
+ * JSON of 1 KB and more, pages and scripts are gzipped for clients that accept it (compression.ts), errors included.
  */
 export function createBaseApp(services: AppServices, corsRules: CorsRules = API_CORS, largerBodies: readonly LargerBody[] = [OFFLINE_SCANS_BODY]) {
   const app = createRouter();
+  app.use(compression());
   app.use(methodNotAllowed({
     app,
     onMethodNotAllowed: (c, methods) =>

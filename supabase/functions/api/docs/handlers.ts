@@ -4,6 +4,7 @@ import { dirname, join } from "node:path";
 import { Scalar } from "@scalar/hono-api-reference";
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import { ApiError } from "../../_shared/http/errors.ts";
+import { precompressed } from "../../_shared/http/compression.ts";
 import type { AppEnv } from "../../_shared/http/context.ts";
 import { registerAppFunctions } from "./app-functions.ts";
 import { renderLlmsTxt } from "./llms-txt.ts";
@@ -113,7 +114,7 @@ export function registerDocs(app: OpenAPIHono<AppEnv>, publicApiRoot: string) {
     const bundle = readScalarBundle();
     if (!bundle) throw new ApiError(404, "not_found", "Scalar's bundle is not installed here; the docs page loads it from the CDN.");
     // The page asks for ?v=<version>, so a new version is a new URL and this one never changes.
-    return c.body(bundle, 200, { "content-type": "text/javascript; charset=utf-8", "cache-control": "public, max-age=31536000, immutable" });
+    return precompressed(c, bundle, { "content-type": "text/javascript; charset=utf-8", "cache-control": "public, max-age=31536000, immutable" });
   });
   app.get("/llms.txt", (c) => c.text(llms()));
   app.get("/api/llms.txt", (c) => c.text(llms()));
