@@ -115,6 +115,5 @@ export function registerDocs(app: OpenAPIHono<AppEnv>, publicApiRoot: string) {
     // The page asks for ?v=<version>, so a new version is a new URL and this one never changes.
     return c.body(bundle, 200, { "content-type": "text/javascript; charset=utf-8", "cache-control": "public, max-age=31536000, immutable" });
   });
-  app.get("/llms.txt", (c) => c.text(llms()));
-  app.get("/api/llms.txt", (c) => c.text(llms()));
+  app.get("/llms.txt", (c) => c.text(llms())); // also /api/llms.txt, like every surface (http/public-urls.ts)
 }
