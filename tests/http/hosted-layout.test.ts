@@ -104,7 +104,7 @@ describe("with PUBLIC_API_ROOT Supabase's functions root, every link resolves un
       token_endpoint: `${API}/oauth/token`,
       registration_endpoint: `${API}/oauth/register`,
     });
-    for (const url of [metadata!.authorization_endpoint, metadata!.token_endpoint, metadata!.registration_endpoint!, metadata!.jwks_uri!]) wrote(url);
+    for (const url of [metadata!.authorization_endpoint, metadata!.token_endpoint, metadata!.registration_endpoint!, String(metadata!.jwks_uri)]) wrote(url);
     // The RFC 8414 form appended to the issuer answers too.
     expect((await edge(`${API}/.well-known/oauth-authorization-server`)).status).toBe(200);
   });
