@@ -4,17 +4,25 @@
 // - the backend MCP endpoint with the MCP SDK 1.x client and an API key;
 // - the public MCP endpoint with the MCP SDK 1.x client through OAuth discovery, dynamic client
 //   registration, e-mail code sign-in and consent, then tool calls;
+// - mcp-remote (the stdio bridge desktop assistants run) through the same OAuth flow, then a tool call;
 // - every link the service wrote on the way (OAuth metadata, the ticket page and its assets, the
 //   confirmation page) followed, answering 200.
 import { randomBytes } from "node:crypto";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { UnauthorizedError, type OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { OAuthClientInformationMixed, OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MCP_SCOPES } from "../../supabase/functions/_shared/auth/mcp-oauth.ts";
 import { generateTicketSigningKey } from "../../supabase/functions/_shared/checkin/ticket-token.ts";
 import { createApiKey } from "../../scripts/lib/admin-operations.ts";
+import { freePort } from "../../scripts/lib/gateway-process.ts";
+import { REPO_ROOT } from "../../scripts/lib/local-postgres.ts";
+import { startBrowserDriver } from "../mcp/oauth-driver.ts";
 import { eventBody } from "../events/event-fixtures.ts";
 import { authorizeInBrowser, Browser, type MailCatcher, type OAuthTestContext, startMailCatcher } from "../mcp/oauth-fixtures.ts";
 import { createTestContext, TEST_JWT_SECRET, type TestContext } from "../setup/test-context.ts";
@@ -106,6 +114,39 @@ describe("the api function served as on Supabase", () => {
     written.add((await call("show_my_ticket", { eventId, reservationId: reservation.id })).url as string);
     written.add((await call("request_wallet_link", { chainId: 31337 })).url as string);
     await mcp.close();
+  });
+
+  it("lets mcp-remote discover, register, sign in by e-mail code and call a tool on the public endpoint", { timeout: 120_000 }, async () => {
+    const driver = startBrowserDriver();
+    const configDir = mkdtempSync(join(tmpdir(), "mcp-remote-"));
+    const callbackPort = await freePort();
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [join(REPO_ROOT, "node_modules", "mcp-remote", "dist", "proxy.js"), `${api}/mcp`, String(callbackPort), "--host", "127.0.0.1", "--transport", "http-only"],
+      env: { ...driver.env, MCP_REMOTE_CONFIG_DIR: configDir },
+      stderr: "pipe",
+    });
+    let stderr = "";
+    transport.stderr?.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+    const client = new Client({ name: "hosted-mcp-remote", version: "1.0.0" });
+    try {
+      const connecting = client.connect(transport);
+      const authorize = await driver.nextUrl(1, 60_000).catch((error) => {
+        throw new Error(`${error.message}\nmcp-remote said:\n${stderr}`);
+      });
+      expect(authorize.origin + authorize.pathname).toBe(`${api}/oauth/authorize`);
+      expect(authorize.searchParams.get("resource")).toBe(`${api}/mcp`);
+      const person: OAuthTestContext = { ...t, mail, root: api, fetch: (input, init) => fetch(input, init) };
+      const callback = await authorizeInBrowser(person, new Browser(person, hosted.origin), authorize.href, "remote@example.com");
+      expect((await fetch(callback)).status).toBe(200); // mcp-remote's callback page took the code
+      await connecting;
+      const listed = await client.callTool({ name: "list_events", arguments: {} });
+      expect(listed.isError, JSON.stringify(listed)).toBeFalsy();
+    } finally {
+      await client.close().catch(() => {});
+      driver.close();
+      rmSync(configDir, { recursive: true, force: true });
+    }
   });
 
   it("every link it wrote resolves under /functions/v1/api and answers 200, with the pages' own assets", async () => {
