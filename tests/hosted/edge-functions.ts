@@ -3,7 +3,8 @@
 // anywhere above it), with the function's own deno.json as its configuration and import map, so every
 // npm: import comes from the registry through Deno's cache (.local/deno-hosted, kept between runs). A
 // tiny proxy in front plays the platform: /functions/v1/<name>/<rest> reaches function <name> as
-// /<name>/<rest>; any other path answers 404. PUBLIC_API_ROOT is <proxy>/functions/v1, as the README
+// /<name>/<rest>; any other path answers 404, except the project's /auth/v1 (Supabase Auth), which the
+// api function's local auth server plays when it runs (LOCAL_AUTH_ENABLED). PUBLIC_API_ROOT is <proxy>/functions/v1, as the README
 // sets it on Supabase.
 import { type ChildProcess, spawn } from "node:child_process";
 import { cpSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -98,8 +99,9 @@ export async function serveHostedFunctions(names: string[], env: Record<string, 
 
   const proxy: Server = createServer(async (req, res) => {
     const url = new URL(req.url ?? "/", origin);
-    const name = /^\/functions\/v1\/([a-z0-9-]+)/.exec(url.pathname)?.[1];
-    const path = name && ports.has(name) ? functionPath(url.pathname, name) : undefined;
+    const auth = url.pathname.startsWith("/auth/v1/") && env.LOCAL_AUTH_ENABLED === "true";
+    const name = auth ? "api" : /^\/functions\/v1\/([a-z0-9-]+)/.exec(url.pathname)?.[1];
+    const path = auth ? `/api${url.pathname}` : name && ports.has(name) ? functionPath(url.pathname, name) : undefined;
     if (!name || path === undefined) {
       res.writeHead(404, { "content-type": "application/json" }).end(JSON.stringify({ error: true, code: "not_found", message: "no such function" }));
       return;
