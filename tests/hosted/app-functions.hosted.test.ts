@@ -38,25 +38,26 @@ afterAll(async () => {
 describe("supabase-js against the functions served as on Supabase", () => {
   it("signs in by e-mail code and calls each app function", async () => {
     const supabase = supabaseClient({ url: hosted.origin });
+    const invoke = (name: (typeof APP_FUNCTIONS)[number]) => supabase.functions.invoke(name, { body: VALID_BODIES[name] as Record<string, unknown> });
     const email = newAddress("hosted");
     expect((await supabase.auth.signInWithOtp({ email })).error).toBeNull();
     expect((await supabase.auth.verifyOtp({ email, token: await codeMailedTo(mail, email), type: "email" })).error).toBeNull();
 
     standIn.scriptChat({ text: "Two events tonight." });
-    const chat = await supabase.functions.invoke("chat-with-assistant", { body: VALID_BODIES["chat-with-assistant"] });
+    const chat = await invoke("chat-with-assistant");
     expect(chat.error).toBeNull();
     expect(await (chat.data as Response).text()).toContain("Two events tonight.");
 
     standIn.scriptTranscription({ text: "what is on tonight" });
-    const transcribed = await supabase.functions.invoke("transcribe-audio", { body: VALID_BODIES["transcribe-audio"] });
+    const transcribed = await invoke("transcribe-audio");
     expect(transcribed.error).toBeNull();
     expect(transcribed.data).toMatchObject({ success: true, transcription: "what is on tonight" });
 
-    const discovered = await supabase.functions.invoke("discover-mcp-capabilities", { body: VALID_BODIES["discover-mcp-capabilities"] });
+    const discovered = await invoke("discover-mcp-capabilities");
     expect(discovered.error).toBeNull();
 
     standIn.scriptChat({ text: "Berlin Web3 Night" });
-    const renamed = await supabase.functions.invoke("rename-chat-for-event", { body: VALID_BODIES["rename-chat-for-event"] });
+    const renamed = await invoke("rename-chat-for-event");
     expect(renamed.error).toBeNull();
     expect(renamed.data).toMatchObject({ success: true, roomId: "room-1" });
   });
