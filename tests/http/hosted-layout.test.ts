@@ -109,6 +109,19 @@ describe("with PUBLIC_API_ROOT Supabase's functions root, every link resolves un
     expect((await edge(`${API}/.well-known/oauth-authorization-server`)).status).toBe(200);
   });
 
+  it("the OpenAPI document's servers put every operation under its function, and the plain GETs answer there", async () => {
+    const document = await (await ctx.call("/api/v3/openapi")).json();
+    type Servers = { servers?: { url: string }[] };
+    for (const [path, item] of Object.entries<Servers & Record<string, Servers>>(document.paths)) {
+      for (const method of ["get", "post", "put", "patch", "delete"].filter((m) => item[m])) {
+        const url = `${(item[method]!.servers ?? item.servers ?? document.servers)[0]!.url}${path}`;
+        // The app-backend functions' operations are at the host, /functions/v1/<name>.
+        expect(url.startsWith(`${API}/`) || url === `${HOST}${path}` && /^\/functions\/v1\/[a-z-]+$/.test(path), url).toBe(true);
+        if (method === "get" && !path.includes("{")) expect((await edge(url)).status, url).not.toBe(404);
+      }
+    }
+  });
+
   it("signs in through the pages' own forms, and the ticket and confirmation links the tools write open", async () => {
     const metadata = (await discoverAuthorizationServerMetadata(API, { fetchFn: edge }))!;
     const redirectUri = "http://127.0.0.1:7777/cb";

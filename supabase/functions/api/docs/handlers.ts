@@ -5,6 +5,7 @@ import { Scalar } from "@scalar/hono-api-reference";
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import { ApiError } from "../../_shared/http/errors.ts";
 import type { AppEnv } from "../../_shared/http/context.ts";
+import { apiUrl } from "../../_shared/http/public-urls.ts";
 import { registerAppFunctions } from "./app-functions.ts";
 import { renderLlmsTxt } from "./llms-txt.ts";
 import { VERIFIER_SECRET_HEADER } from "../sponsorship/verifier-secret.ts";
@@ -62,6 +63,20 @@ export function scalarScriptUrl(publicApiRoot: string, bundle: Uint8Array | null
 }
 
 /** Adds the documentation routes; call after every documented route is registered. */
+/**
+ * The api function's operations outside /api (/health, /ready, the local auth server's) sit under
+ * its base, which on a functions root is not the root (<root>/api, http/public-urls.ts): those paths
+ * name it as their server.
+ */
+function withApiFunctionServers<T extends { paths?: Record<string, { servers?: unknown[] } | undefined> }>(document: T, publicApiRoot: string): T {
+  const base = apiUrl({ PUBLIC_API_ROOT: publicApiRoot }, "");
+  if (base === publicApiRoot) return document;
+  for (const [path, item] of Object.entries(document.paths ?? {})) {
+    if (item && !path.startsWith("/api/") && !path.startsWith("/functions/v1/")) item.servers ??= [{ url: base, description: "The api function" }];
+  }
+  return document;
+}
+
 export function registerDocs(app: OpenAPIHono<AppEnv>, publicApiRoot: string) {
   app.openAPIRegistry.registerComponent("securitySchemes", "CheckoutClientSecret", {
     type: "apiKey",
@@ -91,12 +106,11 @@ export function registerDocs(app: OpenAPIHono<AppEnv>, publicApiRoot: string) {
   registerAppFunctions(app, publicApiRoot);
   let document: ReturnType<typeof app.getOpenAPI31Document> | undefined;
   let llmsTxt: string | undefined;
-  const openApiDocument = () =>
-    (document ??= app.getOpenAPI31Document({
-      openapi: "3.1.0",
-      info: { title: "Events, hubs, sponsorship and NFT checkout API", version: "3.0.0", description: DESCRIPTION },
-      servers: [{ url: publicApiRoot, description: "API root; REST v3 lives under /api/v3" }],
-    }));
+  const openApiDocument = () => (document ??= withApiFunctionServers(app.getOpenAPI31Document({
+    openapi: "3.1.0",
+    info: { title: "Events, hubs, sponsorship and NFT checkout API", version: "3.0.0", description: DESCRIPTION },
+    servers: [{ url: publicApiRoot, description: "API root; REST v3 lives under /api/v3" }],
+  }), publicApiRoot));
   const llms = () => (llmsTxt ??= renderLlmsTxt(openApiDocument(), { authentication: AUTHENTICATION, errors: ERRORS, limits: LIMITS }));
 
   app.get("/api/v3/openapi", (c) => c.json(openApiDocument()));
