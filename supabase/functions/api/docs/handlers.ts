@@ -62,7 +62,6 @@ export function scalarScriptUrl(publicApiRoot: string, bundle: Uint8Array | null
   return bundle ? `${publicApiRoot.replace(/\/+$/, "")}/api/v3/docs/scalar.js?v=${SCALAR_VERSION}` : SCALAR_CDN;
 }
 
-/** Adds the documentation routes; call after every documented route is registered. */
 /**
  * The api function's operations outside /api (/health, /ready, the local auth server's) sit under
  * its base, which on a functions root is not the root (<root>/api, http/public-urls.ts): those paths
@@ -77,6 +76,7 @@ function withApiFunctionServers<T extends { paths?: Record<string, { servers?: u
   return document;
 }
 
+/** Adds the documentation routes; call after every documented route is registered. */
 export function registerDocs(app: OpenAPIHono<AppEnv>, publicApiRoot: string) {
   app.openAPIRegistry.registerComponent("securitySchemes", "CheckoutClientSecret", {
     type: "apiKey",

@@ -1,6 +1,6 @@
 // POST /mcp/backend (also /api/mcp/backend, which is /functions/v1/api/mcp/backend on Supabase, like
-// every surface of the api function): the MCP endpoint for trusted backends. x-api-key only, with the same keys and permissions
-// as REST; each tool runs its operation as the key's owner. Not in the OpenAPI document (it speaks
+// every surface of the api function): the MCP endpoint for trusted backends. x-api-key only, with the
+// same keys and permissions as REST; each tool runs its operation as the key's owner. Not in the OpenAPI document (it speaks
 // JSON-RPC, not REST); README "MCP endpoints" describes it.
 import { requireApiKey } from "../../../_shared/auth/middleware.ts";
 import { createRouter } from "../../../_shared/http/app.ts";
@@ -10,7 +10,6 @@ import { buildToolServer, runsInCallTransaction } from "../../../_shared/mcp/too
 import { mcpRequestChecks, readMcpRequest, serveMcpRequest } from "../../../_shared/mcp/transport.ts";
 import { contextFor } from "../../../_shared/operations/operation.ts";
 import { backendTools } from "./tools.ts";
-
 
 const SERVER_INFO = {
   name: "eventhub-backend",
