@@ -99,20 +99,28 @@ export function hiddenFields(html: string): Record<string, string> {
   return fields;
 }
 
+/** The URL the page's form posting to `path` (/oauth/...) sends to: under the root the service's links use. */
+export function formAction(html: string, path: string): string | undefined {
+  return [...html.matchAll(/<form method="post" action="([^"]+)"/g)].map((m) => m[1]!)
+    .find((action) => new URL(action, ROOT).pathname.endsWith(path));
+}
+
 /**
  * Signs in by e-mail code on the page the authorize (or grants) step showed; returns the next response.
  * Asked again within the address's resend interval, it waits the Retry-After once, as a person would.
  */
 export async function signInByEmail(ctx: OAuthTestContext, browser: Browser, page: string, email: string): Promise<Response> {
   const before = ctx.mail.mails.length;
-  let codeForm = await browser.post("/oauth/sign-in", { ...hiddenFields(page), email });
+  const signIn = formAction(page, "/oauth/sign-in") ?? "/oauth/sign-in";
+  let codeForm = await browser.post(signIn, { ...hiddenFields(page), email });
   if (codeForm.status === 429) {
     await new Promise((resolve) => setTimeout(resolve, Number(codeForm.headers.get("retry-after")) * 1000));
-    codeForm = await browser.post("/oauth/sign-in", { ...hiddenFields(page), email });
+    codeForm = await browser.post(signIn, { ...hiddenFields(page), email });
   }
   if (codeForm.status !== 200) throw new Error(`sign-in answered ${codeForm.status}: ${await codeForm.text()}`);
   const code = await ctx.mail.codeFor(email, before);
-  return browser.post("/oauth/sign-in/verify", { ...hiddenFields(await codeForm.text()), code });
+  const codePage = await codeForm.text();
+  return browser.post(formAction(codePage, "/oauth/sign-in/verify")!, { ...hiddenFields(codePage), code });
 }
 
 export function pkce(): { verifier: string; challenge: string } {
@@ -176,15 +184,16 @@ export async function authorizeInBrowser(ctx: OAuthTestContext, browser: Browser
   let response = await browser.request(authorizeUrl);
   let page = await response.text();
   if (response.status !== 200) throw new Error(`authorize answered ${response.status}: ${page}`);
-  if (page.includes('action="/oauth/sign-in"')) {
+  if (formAction(page, "/oauth/sign-in")) {
     response = await signInByEmail(ctx, browser, page, email);
     if (response.status !== 303) throw new Error(`verify answered ${response.status}: ${await response.text()}`);
     response = await browser.request(response.headers.get("location")!);
     page = await response.text();
   }
-  if (!page.includes('action="/oauth/consent"')) throw new Error(`expected the consent page, got: ${page.slice(0, 500)}`);
+  const consent = formAction(page, "/oauth/consent");
+  if (!consent) throw new Error(`expected the consent page, got: ${page.slice(0, 500)}`);
   const chosen = scopes ?? [...page.matchAll(/name="scope" value="([^"]+)" checked/g)].map((m) => m[1]!);
-  const decided = await browser.post("/oauth/consent", { ...hiddenFields(page), scope: chosen, decision: "approve" });
+  const decided = await browser.post(consent, { ...hiddenFields(page), scope: chosen, decision: "approve" });
   if (decided.status !== 303) throw new Error(`consent answered ${decided.status}: ${await decided.text()}`);
   return new URL(decided.headers.get("location")!);
 }

@@ -3,7 +3,7 @@
 // interval (429 with the seconds left), another client's request never ends the owner's pending
 // code, and what bounds guessing is a daily cap on wrong guesses per address.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { Browser, createOAuthTestContext, hiddenFields, type OAuthTestContext } from "./oauth-fixtures.ts";
+import { Browser, createOAuthTestContext, hiddenFields, type OAuthTestContext, ROOT } from "./oauth-fixtures.ts";
 
 const RESEND_SECONDS = 2;
 const MAX_ATTEMPTS = 3;
@@ -70,7 +70,7 @@ describe("code requests from one client do not lock another out", () => {
     expect((await requestCode(attacker, victim, attackerPeer)).response.status).toBe(200);
     const signedIn = await verify(owner, fields, code, ownerPeer);
     expect(signedIn.status).toBe(303);
-    expect(signedIn.headers.get("location")).toBe("/oauth/grants");
+    expect(signedIn.headers.get("location")).toBe(`${ROOT}/oauth/grants`);
   });
 });
 

@@ -5,7 +5,7 @@
 import { createHash } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { keyedHash } from "../../supabase/functions/_shared/auth/mcp-oauth.ts";
-import { Browser, createOAuthTestContext, hiddenFields, type OAuthTestContext } from "./oauth-fixtures.ts";
+import { Browser, createOAuthTestContext, hiddenFields, type OAuthTestContext, ROOT } from "./oauth-fixtures.ts";
 
 let ctx: OAuthTestContext;
 beforeAll(async () => {
@@ -45,7 +45,7 @@ describe("e-mail code sign-in", () => {
     expect(stored).not.toBe(createHash("sha256").update(code).digest("hex"));
     const ok = await verify(browser, fields, code);
     expect(ok.status).toBe(303);
-    expect(ok.headers.get("location")).toBe("/oauth/grants");
+    expect(ok.headers.get("location")).toBe(`${ROOT}/oauth/grants`);
     expect(ok.headers.get("set-cookie")).toMatch(/^mcp_session=mcs_[A-Za-z0-9_-]{43}; Max-Age=86400; Path=\/; HttpOnly; SameSite=Lax/);
     // The same code again: spent.
     const again = await verify(new Browser(ctx), fields, code);

@@ -85,7 +85,8 @@ const configShape = z.object({
   // The server cancels a statement of the service running longer (503 database_timeout); 0 never.
   DB_STATEMENT_TIMEOUT_SECONDS: z.coerce.number().int().min(0).max(3600).default(15),
   APP_ENV: z.enum(["development", "test", "production"]).default("development"),
-  // Without a trailing slash, so every link can append `/api/...`.
+  // The root every URL the service writes is built from (http/public-urls.ts): a host root, or Supabase's
+  // functions root https://<ref>.supabase.co/functions/v1. Without a trailing slash.
   PUBLIC_API_ROOT: z.string().url().default("http://127.0.0.1:54321").transform((root) => root.replace(/\/+$/, "")),
   CORS_ALLOWED_ORIGINS: commaList.default(["*"]),
   BODY_LIMIT_BYTES: z.coerce.number().int().min(1024).default(1024 * 1024),
@@ -212,12 +213,12 @@ const configShape = z.object({
   SMTP_URL: z.string().regex(/^smtps?:\/\//, "smtp:// or smtps:// URL").optional(),
   // The From of sign-in mails. Required in production.
   MAIL_FROM: z.string().min(3).max(320).optional(),
-  // The authorization server's issuer (RFC 8414 `iss`), without a trailing slash. Default PUBLIC_API_ROOT.
+  // The authorization server's issuer (RFC 8414 `iss`), without a trailing slash. Default: the api function's base.
   MCP_ISSUER: z.string().url().optional().transform((url) => url?.replace(/\/+$/, "")),
   // HS256 key of access tokens, authorization requests and CSRF tokens, and the HMAC key of sign-in
   // codes at rest (32+ characters). Outside production a published development key; required in production.
   MCP_TOKEN_SECRET: z.string().min(32, "at least 32 characters").optional(),
-  // Access tokens: short-lived, bound to {PUBLIC_API_ROOT}/mcp (their `aud`).
+  // Access tokens: short-lived, bound to the public MCP endpoint's URL (their `aud`).
   MCP_ACCESS_TOKEN_SECONDS: z.coerce.number().int().min(60).max(3600).default(600),
   // Refresh tokens: rotated on every use; each new one lives this long.
   MCP_REFRESH_TOKEN_SECONDS: z.coerce.number().int().min(3600).max(90 * 86_400).default(30 * 86_400),

@@ -1,6 +1,7 @@
 import { localIssuerOf } from "../_shared/app-auth/sessions.ts";
 import { createBaseApp } from "../_shared/http/app.ts";
 import { routerOf } from "../_shared/http/endpoint.ts";
+import { apiRoutingPath } from "../_shared/http/public-urls.ts";
 import type { AppServices } from "../_shared/http/context.ts";
 import { checkoutPageRouter } from "./checkout-page/handlers.ts";
 import { confirmationsRouter } from "./confirmations/handlers.ts";
@@ -15,7 +16,9 @@ import { versioningRouter } from "./versioning/handlers.ts";
 
 /** REST v3, auth/session, docs, MCP and page routes. Runs under Deno and, in tests, under Node. */
 export function createApiApp(services: AppServices) {
-  const app = createBaseApp(services);
+  // One route table for both layouts: on Supabase the function receives /api/<rest> for what the
+  // local gateway serves at /<rest> (http/public-urls.ts).
+  const app = createBaseApp(services, { routingPath: apiRoutingPath });
   app.route("/", routerOf(endpoints)); // every REST operation (api/registry.ts)
   app.route("/", versioningRouter);
   app.route("/", checkoutPageRouter);

@@ -9,6 +9,7 @@ import type { AppServices } from "../_shared/http/context.ts";
 import { runsInCallTransaction } from "../_shared/mcp/tools.ts";
 import { CONFIRMATION_LINK_TOOLS, isPublicTool, publicToolServer, publicTools } from "../api/mcp/public/tools.ts";
 import { chatRoute, originOf } from "./routes.ts";
+import { functionUrl } from "../_shared/http/public-urls.ts";
 
 const PUBLIC_TOOLS: PublicToolSurface = {
   server: publicToolServer,
@@ -19,7 +20,7 @@ const PUBLIC_TOOLS: PublicToolSurface = {
 export function createChatWithAssistantApp(services: AppServices) {
   const { config } = services;
   const client = providerClient(config);
-  const resource = `${config.PUBLIC_API_ROOT}/functions/v1/${chatRoute.path.slice(1)}`;
+  const resource = functionUrl(config, chatRoute.path.slice(1));
   return createFunctionApp(services, {
     route: chatRoute,
     ratePerMinute: () => config.CHAT_WITH_ASSISTANT_RATE_LIMIT_PER_MINUTE,

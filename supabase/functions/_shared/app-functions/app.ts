@@ -95,7 +95,7 @@ function validatedJson<B>(c: Context<AppEnv>): B {
 export function createFunctionApp<R extends FunctionRoute, B = BodyOf<R>>(services: AppServices, fn: AppFunction<R, B>) {
   const name = fn.route.path.slice(1);
   const largerBody = fn.maxBodyBytes === undefined ? [] : [{ method: "POST", path: new RegExp(`^/${name}$`), maxBytes: fn.maxBodyBytes }];
-  const app = createBaseApp(services, FUNCTION_CORS, largerBody);
+  const app = createBaseApp(services, { corsRules: FUNCTION_CORS, largerBodies: largerBody });
   const { readBody } = fn;
   // A body the function reads itself is served without the route's JSON validator.
   app.openapi(readBody ? { ...fn.route, request: undefined } : fn.route, (async (c: Context<AppEnv>) => {

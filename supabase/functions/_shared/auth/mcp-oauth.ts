@@ -16,6 +16,7 @@ import type { DbScope } from "../db/database.ts";
 import { ApiError } from "../http/errors.ts";
 import type { AppEnv } from "../http/context.ts";
 import { sha256 } from "../crypto/sha256.ts";
+import { apiUrl } from "../http/public-urls.ts";
 
 /** Scopes named by capability. The read ones are the consent page's default selection. */
 export const READ_SCOPES = ["events:read", "hubs:read", "venues:read", "checkout:read", "sponsorship:read", "reservations:read", "checkin:read"] as const;
@@ -23,17 +24,20 @@ export const WRITE_SCOPES = ["events:write", "hubs:write", "wallet:link", "spons
 export const MCP_SCOPES: readonly string[] = [...READ_SCOPES, ...WRITE_SCOPES];
 
 export function issuerOf(config: Config): string {
-  return config.MCP_ISSUER ?? config.PUBLIC_API_ROOT;
+  return config.MCP_ISSUER ?? apiUrl(config, "");
 }
 
 /** The protected resource (RFC 8707 / RFC 9728): the public MCP endpoint's URL. */
 export function mcpResourceOf(config: Config): string {
-  return `${config.PUBLIC_API_ROOT}/mcp`;
+  return apiUrl(config, "/mcp");
 }
 
-/** RFC 9728's path-specific metadata URL of the resource. */
+/**
+ * The resource's metadata URL, which the 401's WWW-Authenticate names: under the api function, where
+ * Supabase can serve it (RFC 9728's form inserted at the host's root lies outside every function).
+ */
 export function protectedResourceMetadataUrl(config: Config): string {
-  return `${config.PUBLIC_API_ROOT}/.well-known/oauth-protected-resource/mcp`;
+  return apiUrl(config, "/.well-known/oauth-protected-resource/mcp");
 }
 
 function secretOf(config: Config): string {

@@ -18,6 +18,7 @@ import type {
   AddStaffSchema, BindBraceletSchema, OfflineBatchSchema, ReservationListQuery, SaveCheckInSettingsSchema, ScanRequestSchema,
 } from "./schemas.ts";
 import { publicJwks, signTicket, TicketTokenError, verifyTicket } from "./ticket-token.ts";
+import { apiUrl } from "../http/public-urls.ts";
 
 /** The person's own reservations (OAuth scopes of the public MCP endpoint). */
 const RESERVATIONS_READ = ["reservations:read"] as const;
@@ -228,7 +229,7 @@ export const getTicketLink = operation({
   async run(context, reservation: ReservationRef) {
     const ticket = await ownTicket(context, reservation);
     return ok({
-      url: `${context.config.PUBLIC_API_ROOT}${TICKET_PAGE_PATH}#${ticket.token}`,
+      url: `${apiUrl(context.config, TICKET_PAGE_PATH)}#${ticket.token}`,
       reservationId: ticket.reservationId,
       ticketVersion: ticket.ticketVersion,
       expiresNote: "The link does not expire: it admits while the reservation stays approved and this is its newest ticket " +

@@ -25,6 +25,7 @@ import { webhookSecretAssociatedData } from "../webhooks/dispatcher.ts";
 import { kickWebhookDispatch } from "../webhooks/kick.ts";
 import { clientSecretHash, type ClientSecretInput, NO_STORE, readClientSession, toClientSession } from "./client-session.ts";
 import type { CheckoutSessionSchema, CreateCheckoutSessionSchema, WebhookAttemptSchema, WebhookDeliverySchema } from "./schemas.ts";
+import { apiUrl } from "../http/public-urls.ts";
 
 type CreateRequest = z.infer<typeof CreateCheckoutSessionSchema>;
 type CheckoutSession = z.infer<typeof CheckoutSessionSchema>;
@@ -143,7 +144,7 @@ export const createCheckoutSession = operation({
     const body: CheckoutSession = {
       checkoutId: session.id,
       clientSecret: secret,
-      checkoutUrl: `${config.CHECKOUT_UI_URL ?? config.PUBLIC_API_ROOT}/checkout/${session.id}#clientSecret=${secret}`,
+      checkoutUrl: `${config.CHECKOUT_UI_URL ? `${config.CHECKOUT_UI_URL}/checkout/${session.id}` : apiUrl(config, `/checkout/${session.id}`)}#clientSecret=${secret}`,
       webhookSecret,
       status: session.status,
       expiresAt: session.expires_at.toISOString(),

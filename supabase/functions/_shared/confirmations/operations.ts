@@ -11,6 +11,7 @@ import { type Answer, type OperationContext, operation, runOperation } from "../
 import { getBalance, getSettings, sponsorshipVaultOf } from "../sponsorship/operations.ts";
 import { SponsorQuery } from "../sponsorship/schemas.ts";
 import { actionHash, bindingOf, CONFIRMATION_SECONDS, type ConfirmationKind, hex, KINDS } from "./actions.ts";
+import { apiUrl } from "../http/public-urls.ts";
 
 const ID = /^[0-9a-f]{24}$/;
 const NO_STORE = { "Cache-Control": "no-store" };
@@ -85,7 +86,7 @@ function requestConfirmation(kind: ConfirmationKind) {
         headers: NO_STORE,
         body: {
           ...statusBody({ id: row!.id, kind, action, action_hash: hash, status: "pending", outcome: null, expires_at: row!.expires_at, created_at: row!.created_at, decided_at: null }),
-          url: `${config.PUBLIC_API_ROOT}/confirm/${row!.id}#token=${token}`,
+          url: `${apiUrl(config, `/confirm/${row!.id}`)}#token=${token}`,
           instructions: `Give the person this link. They open it in a browser, see "${KINDS[kind].title}" with every detail, and approve it with ` +
             `their wallet or refuse. Nothing happens until then; poll get_confirmation_status. The link works once and expires at ${row!.expires_at.toISOString()}.`,
         },

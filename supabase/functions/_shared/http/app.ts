@@ -4,6 +4,7 @@ import { HTTPException } from "hono/http-exception";
 import { methodNotAllowed } from "hono/method-not-allowed";
 import { requestId } from "hono/request-id";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
+import { getPath } from "hono/utils/url";
 import { databaseUnavailable, isDatabaseUnavailable } from "../db/availability.ts";
 import { compression } from "./compression.ts";
 import type { AppEnv, AppServices } from "./context.ts";
@@ -12,12 +13,16 @@ import { OFFLINE_SCANS_BODY } from "../checkin/schemas.ts";
 import { bodyLimit, type LargerBody, refuseUndecodableBodies, requestLimits } from "./request-limits.ts";
 import { validationError } from "./validation.ts";
 
-/** Validation failures of any zod-openapi route become the one error body. */
-export function createRouter() {
+/**
+ * Validation failures of any zod-openapi route become the one error body. `routingPath`: the path an
+ * app routes for a request's path, when it is not the path itself.
+ */
+export function createRouter(routingPath?: (path: string) => string) {
   return new OpenAPIHono<AppEnv>({
     defaultHook: (result) => {
       if (!result.success) throw validationError(result.error.issues);
     },
+    ...(routingPath ? { getPath: (request: Request) => routingPath(getPath(request)) } : {}),
   });
 }
 
@@ -60,14 +65,23 @@ const API_CORS: CorsRules = {
   allowHeaders: ["content-type", "x-api-key", "authorization", "x-checkout-client-secret", "x-request-id", "apikey", "x-client-info", "x-supabase-api-version"],
 };
 
+export interface BaseAppOptions {
+  corsRules?: CorsRules;
+  largerBodies?: readonly LargerBody[];
+  routingPath?: (path: string) => string;
+}
+
 /**
  * The app every function builds on: request ids, services in the context, CORS with preflight,
  * limits on the URL, headers and query (request-limits.ts), bodies only in UTF-8 without a content
  * coding, a body limit (BODY_LIMIT_BYTES, or a larger one for the routes in `largerBodies`), and the one error body for every failure including 404 and 405.
  * JSON of 1 KB and more, pages and scripts are gzipped for clients that accept it (compression.ts), errors included.
  */
-export function createBaseApp(services: AppServices, corsRules: CorsRules = API_CORS, largerBodies: readonly LargerBody[] = [OFFLINE_SCANS_BODY]) {
-  const app = createRouter();
+export function createBaseApp(
+  services: AppServices,
+  { corsRules = API_CORS, largerBodies = [OFFLINE_SCANS_BODY], routingPath }: BaseAppOptions = {},
+) {
+  const app = createRouter(routingPath);
   app.use(compression());
   app.use(methodNotAllowed({
     app,

@@ -1,7 +1,7 @@
 // Paths and response headers of the hosted checkout page. These are pages, not API operations, so
 // they stay out of the OpenAPI document (like /api/v3/docs).
 
-/** The page; `checkoutUrl` is `{CHECKOUT_UI_URL or PUBLIC_API_ROOT}/checkout/<id>#clientSecret=...`. */
+/** The page; `checkoutUrl` is `<CHECKOUT_UI_URL>/checkout/<id>#clientSecret=...`, or the api function's own (http/public-urls.ts). */
 export const CHECKOUT_PAGE_PATH = "/checkout/:checkoutId";
 /** Its script and stylesheet, relative to the page (`assets/page.js`), so a path prefix (Supabase's /functions/v1/api) needs no configuration. */
 export const CHECKOUT_ASSET_PATHS = { script: "/checkout/assets/page.js", style: "/checkout/assets/page.css" } as const;

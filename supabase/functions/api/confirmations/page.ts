@@ -5,7 +5,8 @@
 // person's identity is the sign-in pages' session cookie; without one the page offers the sign-in
 // page in a new tab and carries on once they are back. Once signed in, a bar at the top names them
 // and links to /oauth/sign-out (this static page cannot hold the session's CSRF token that the
-// sign-out form needs).
+// sign-out form needs). Its requests and links are relative to the page, so it works wherever the api
+// function is served (at the root locally, under /functions/v1/api on Supabase).
 import { createHash } from "node:crypto";
 
 const STYLE = `
@@ -34,7 +35,7 @@ const SCRIPT = `(() => {
   const show = (s) => { for (const el of document.querySelectorAll("section")) el.hidden = el.id !== s; };
   const say = (el, text, cls) => { el.textContent = text; el.className = cls || ""; el.hidden = !text; };
   const post = async (path, body) => {
-    const r = await fetch("/confirm/" + id + "/" + path, { method: "POST", credentials: "same-origin",
+    const r = await fetch(location.pathname + "/" + path, { method: "POST", credentials: "same-origin",
       headers: { "content-type": "application/json", "x-confirmation-token": token || "" }, body: JSON.stringify(body || {}) });
     const data = await r.json().catch(() => ({}));
     return { status: r.status, data };
@@ -136,11 +137,11 @@ export const PAGE_HEADERS = {
 };
 
 const BODY = `<div id="account" class="account" hidden><span id="account-who" hidden>Signed in as <strong id="account-email"></strong></span>
-<a class="signout" href="/oauth/sign-out">Sign out</a></div>
+<a class="signout" href="../oauth/sign-out">Sign out</a></div>
 <section id="loading"><h1>Confirm a request</h1><p class="muted">Loading…</p></section>
 <section id="signin" hidden><h1>Sign in to continue</h1>
 <p>Your assistant asked you to confirm something. Sign in with your e-mail address first: the sign-in page opens in a new tab.</p>
-<div class="actions"><a class="button" href="/oauth/grants" target="_blank" rel="noopener">Sign in</a>
+<div class="actions"><a class="button" href="../oauth/grants" target="_blank" rel="noopener">Sign in</a>
 <button id="signed-in" type="button" class="secondary">I have signed in</button></div></section>
 <section id="action" hidden><h1 id="title"></h1>
 <p><strong id="client"></strong> asks you to approve this for <strong id="email"></strong>. Nothing happens unless you approve.</p>

@@ -6,6 +6,7 @@ import type { OpenAPIHono } from "@hono/zod-openapi";
 import { ApiError } from "../../_shared/http/errors.ts";
 import { precompressed } from "../../_shared/http/compression.ts";
 import type { AppEnv } from "../../_shared/http/context.ts";
+import { apiUrl } from "../../_shared/http/public-urls.ts";
 import { registerAppFunctions } from "./app-functions.ts";
 import { renderLlmsTxt } from "./llms-txt.ts";
 import { VERIFIER_SECRET_HEADER } from "../sponsorship/verifier-secret.ts";
@@ -62,6 +63,20 @@ export function scalarScriptUrl(publicApiRoot: string, bundle: Uint8Array | null
   return bundle ? `${publicApiRoot.replace(/\/+$/, "")}/api/v3/docs/scalar.js?v=${SCALAR_VERSION}` : SCALAR_CDN;
 }
 
+/**
+ * The api function's operations outside /api (/health, /ready, the local auth server's) sit under
+ * its base, which on a functions root is not the root (<root>/api, http/public-urls.ts): those paths
+ * name it as their server.
+ */
+function withApiFunctionServers<T extends { paths?: Record<string, { servers?: unknown[] } | undefined> }>(document: T, publicApiRoot: string): T {
+  const base = apiUrl({ PUBLIC_API_ROOT: publicApiRoot }, "");
+  if (base === publicApiRoot) return document;
+  for (const [path, item] of Object.entries(document.paths ?? {})) {
+    if (item && !path.startsWith("/api/") && !path.startsWith("/functions/v1/")) item.servers ??= [{ url: base, description: "The api function" }];
+  }
+  return document;
+}
+
 /** Adds the documentation routes; call after every documented route is registered. */
 export function registerDocs(app: OpenAPIHono<AppEnv>, publicApiRoot: string) {
   app.openAPIRegistry.registerComponent("securitySchemes", "CheckoutClientSecret", {
@@ -92,12 +107,11 @@ export function registerDocs(app: OpenAPIHono<AppEnv>, publicApiRoot: string) {
   registerAppFunctions(app, publicApiRoot);
   let document: ReturnType<typeof app.getOpenAPI31Document> | undefined;
   let llmsTxt: string | undefined;
-  const openApiDocument = () =>
-    (document ??= app.getOpenAPI31Document({
-      openapi: "3.1.0",
-      info: { title: "Events, hubs, sponsorship and NFT checkout API", version: "3.0.0", description: DESCRIPTION },
-      servers: [{ url: publicApiRoot, description: "API root; REST v3 lives under /api/v3" }],
-    }));
+  const openApiDocument = () => (document ??= withApiFunctionServers(app.getOpenAPI31Document({
+    openapi: "3.1.0",
+    info: { title: "Events, hubs, sponsorship and NFT checkout API", version: "3.0.0", description: DESCRIPTION },
+    servers: [{ url: publicApiRoot, description: "API root; REST v3 lives under /api/v3" }],
+  }), publicApiRoot));
   const llms = () => (llmsTxt ??= renderLlmsTxt(openApiDocument(), { authentication: AUTHENTICATION, errors: ERRORS, limits: LIMITS }));
 
   app.get("/api/v3/openapi", (c) => c.json(openApiDocument()));
@@ -116,6 +130,5 @@ export function registerDocs(app: OpenAPIHono<AppEnv>, publicApiRoot: string) {
     // The page asks for ?v=<version>, so a new version is a new URL and this one never changes.
     return precompressed(c, bundle, { "content-type": "text/javascript; charset=utf-8", "cache-control": "public, max-age=31536000, immutable" });
   });
-  app.get("/llms.txt", (c) => c.text(llms()));
-  app.get("/api/llms.txt", (c) => c.text(llms()));
+  app.get("/llms.txt", (c) => c.text(llms())); // also /api/llms.txt, like every surface (http/public-urls.ts)
 }

@@ -1,7 +1,7 @@
 // GET /oauth/authorize, and the consent page that answers it (GET and POST /oauth/consent). The
 // request is checked and signed by the domain (_shared/oauth/authorization.ts); here it becomes
 // pages, or a redirect back to the client with `code` or `error`.
-import { type BrowserSession, browserSession, issuerOf } from "../../_shared/auth/mcp-oauth.ts";
+import { type BrowserSession, browserSession } from "../../_shared/auth/mcp-oauth.ts";
 import {
   type AuthorizationRequest, checkAuthorizationRequest, consentedScopes, issueAuthorizationCode, readAuthorizationRequest,
   type RedirectTarget, signAuthorizationRequest,
@@ -9,7 +9,7 @@ import {
 import { ApiError } from "../../_shared/http/errors.ts";
 import { hostOf } from "../../_shared/oauth/clients.ts";
 import { csrfOf, csrfValid } from "../../_shared/oauth/sign-in.ts";
-import { type C, form, formOutOfDate, html, linkExpired, one, refuseForeignOrigin } from "./http.ts";
+import { type C, form, formOutOfDate, html, issuer, linkExpired, one, refuseForeignOrigin } from "./http.ts";
 import { consentPage, errorPage, signInPage } from "./pages.ts";
 
 /** The redirect back to the client: `code` or `error`, with `state` and `iss` (RFC 9207). */
@@ -17,12 +17,12 @@ function redirectBack(c: C, target: RedirectTarget, params: Record<string, strin
   const url = new URL(target.redirectUri);
   for (const [key, value] of Object.entries(params)) url.searchParams.set(key, value);
   if (target.state !== null) url.searchParams.set("state", target.state);
-  url.searchParams.set("iss", issuerOf(c.get("config")));
+  url.searchParams.set("iss", issuer(c));
   return c.body(null, 303, { Location: url.toString(), "Cache-Control": "no-store", "Referrer-Policy": "no-referrer" });
 }
 
 function renderConsent(c: C, session: BrowserSession, request: AuthorizationRequest, token: string, status: 200 | 400 = 200): Response {
-  return html(c, consentPage({
+  return html(c, consentPage(issuer(c), {
     request: token,
     csrf: csrfOf(c.get("config"), session),
     clientName: request.clientName,
@@ -56,7 +56,7 @@ export async function authorize(c: C): Promise<Response> {
   const { request } = checked;
   const token = await signAuthorizationRequest(config, request);
   const session = await browserSession(c);
-  if (!session) return html(c, signInPage({ request: token, clientName: request.clientName }));
+  if (!session) return html(c, signInPage(issuer(c), { request: token, clientName: request.clientName }));
   return renderConsent(c, session, request, token);
 }
 
@@ -65,7 +65,7 @@ export async function consent(c: C): Promise<Response> {
   const request = await readAuthorizationRequest(c.get("config"), token);
   if (!request) return linkExpired(c);
   const session = await browserSession(c);
-  if (!session) return html(c, signInPage({ request: token, clientName: request.clientName }));
+  if (!session) return html(c, signInPage(issuer(c), { request: token, clientName: request.clientName }));
   return renderConsent(c, session, request, token!);
 }
 
@@ -79,7 +79,7 @@ export async function decide(c: C): Promise<Response> {
   const request = await readAuthorizationRequest(config, token);
   if (!request) return linkExpired(c);
   const session = await browserSession(c);
-  if (!session) return html(c, signInPage({ request: token, clientName: request.clientName }));
+  if (!session) return html(c, signInPage(issuer(c), { request: token, clientName: request.clientName }));
   if (!csrfValid(config, session, one(body.csrf))) return formOutOfDate(c);
   if (one(body.decision) !== "approve") return redirectBack(c, request, { error: "access_denied", error_description: "the person denied access" });
   const chosen = consentedScopes(request, ([] as string[]).concat(body.scope ?? []));
@@ -88,7 +88,7 @@ export async function decide(c: C): Promise<Response> {
   try {
     code = await issueAuthorizationCode(c.get("db"), session, request, chosen);
   } catch (error) {
-    if (error instanceof ApiError && error.status === 401) return html(c, signInPage({ request: token, clientName: request.clientName }));
+    if (error instanceof ApiError && error.status === 401) return html(c, signInPage(issuer(c), { request: token, clientName: request.clientName }));
     throw error;
   }
   return redirectBack(c, request, { code });

@@ -7,7 +7,7 @@
 // here turn requests into its calls and its answers into pages, redirects and JSON.
 import { createRouter } from "../../_shared/http/app.ts";
 import { authorize, consent, decide } from "./authorize.ts";
-import { authorizationServer, authorizationServerAtIssuerPath, protectedResource } from "./discovery.ts";
+import { authorizationServer, authorizationServerAtIssuerPath, jwks, openIdConfiguration, protectedResource } from "./discovery.ts";
 import { grants, revokeGrantFromPage } from "./grants-page.ts";
 import { requestSignInCode, signOut, signOutForm, verifySignInCode } from "./sign-in.ts";
 import { register, revoke, token } from "./tokens.ts";
@@ -19,6 +19,8 @@ oauthRouter.get("/.well-known/oauth-protected-resource/mcp", protectedResource);
 oauthRouter.get("/.well-known/oauth-protected-resource", protectedResource);
 oauthRouter.get("/.well-known/oauth-authorization-server", authorizationServer);
 oauthRouter.get("/.well-known/oauth-authorization-server/*", authorizationServerAtIssuerPath);
+oauthRouter.get("/.well-known/openid-configuration", openIdConfiguration);
+oauthRouter.get("/oauth/jwks.json", jwks);
 oauthRouter.get("/oauth/authorize", authorize);
 oauthRouter.get("/oauth/consent", consent);
 oauthRouter.post("/oauth/sign-in", requestSignInCode);

@@ -1,7 +1,7 @@
 // What the authorization server's handlers share: the pages' response headers, the forms' body and
 // origin check, and the refusals several pages give.
 import type { Context } from "hono";
-import { fromForeignOrigin } from "../../_shared/auth/mcp-oauth.ts";
+import { fromForeignOrigin, issuerOf } from "../../_shared/auth/mcp-oauth.ts";
 import type { AppEnv } from "../../_shared/http/context.ts";
 import { errorPage } from "./pages.ts";
 
@@ -15,6 +15,9 @@ const PAGE_HEADERS = {
   // refuses. same-origin still sends nothing to the client or any other site.
   "Referrer-Policy": "same-origin",
 };
+
+/** The authorization server's public URL: its pages' forms and redirects lead under it. */
+export const issuer = (c: C) => issuerOf(c.get("config"));
 
 export function html(c: C, body: string, status: 200 | 400 | 403 | 429 | 503 = 200, headers: Record<string, string> = {}): Response {
   return c.html(body, status, { ...PAGE_HEADERS, ...headers });

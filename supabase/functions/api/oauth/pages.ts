@@ -53,42 +53,44 @@ const hidden = (name: string, value: string | undefined) =>
   value === undefined ? "" : `<input type="hidden" name="${name}" value="${escapeHtml(value)}">`;
 const errorLine = (error?: string) => (error ? `<p class="error" role="alert">${escapeHtml(error)}</p>` : "");
 
+// `issuer`: the authorization server's public URL (issuerOf), which every form posts under.
+
 /**
  * The signed-in person's address and the Sign out button (POST /oauth/sign-out with the session's
  * CSRF token). `request` is the pending authorization, so the signed-out page can offer to sign in
  * again for it.
  */
-function accountBar(o: { email: string; csrf: string; request?: string }): string {
+function accountBar(issuer: string, o: { email: string; csrf: string; request?: string }): string {
   return `<div class="account"><span>Signed in as <strong>${escapeHtml(o.email)}</strong></span>` +
-    `<form method="post" action="/oauth/sign-out">${hidden("csrf", o.csrf)}${hidden("request", o.request)}` +
+    `<form method="post" action="${issuer}/oauth/sign-out">${hidden("csrf", o.csrf)}${hidden("request", o.request)}` +
     `<button type="submit" class="link">Sign out</button></form></div>`;
 }
 
-export function signInPage(o: { request?: string; email?: string; error?: string; clientName?: string }): string {
+export function signInPage(issuer: string, o: { request?: string; email?: string; error?: string; clientName?: string }): string {
   const why = o.clientName ? `to connect <strong>${escapeHtml(o.clientName)}</strong> to your account` : "to manage your connected assistants";
   return page("Sign in", `<h1>Sign in</h1><p>Sign in ${why}. We will e-mail you a code.</p>${errorLine(o.error)}
-<form method="post" action="/oauth/sign-in">${hidden("request", o.request)}
+<form method="post" action="${issuer}/oauth/sign-in">${hidden("request", o.request)}
 <label for="email">E-mail address</label><input id="email" type="email" name="email" required autocomplete="email" value="${escapeHtml(o.email ?? "")}">
 <div class="actions"><button type="submit">Send code</button></div></form>`);
 }
 
-export function codePage(o: { request?: string; email: string; signInId: string; error?: string }): string {
+export function codePage(issuer: string, o: { request?: string; email: string; signInId: string; error?: string }): string {
   return page("Enter your code", `<h1>Check your e-mail</h1><p>We sent a 6-digit code to <strong>${escapeHtml(o.email)}</strong>. It works once, for a few minutes.</p>${errorLine(o.error)}
-<form method="post" action="/oauth/sign-in/verify">${hidden("request", o.request)}${hidden("email", o.email)}${hidden("sign_in_id", o.signInId)}
+<form method="post" action="${issuer}/oauth/sign-in/verify">${hidden("request", o.request)}${hidden("email", o.email)}${hidden("sign_in_id", o.signInId)}
 <label for="code">Code</label><input id="code" type="text" name="code" required inputmode="numeric" autocomplete="one-time-code" pattern="[0-9]{6}" maxlength="6">
 <div class="actions"><button type="submit">Continue</button></div></form>`);
 }
 
-export function consentPage(o: { request: string; csrf: string; clientName: string; redirectHost: string; scopes: string[]; email: string }): string {
+export function consentPage(issuer: string, o: { request: string; csrf: string; clientName: string; redirectHost: string; scopes: string[]; email: string }): string {
   const box = (scope: string) =>
     `<label class="scope"><input type="checkbox" name="scope" value="${escapeHtml(scope)}"${(READ_SCOPES as readonly string[]).includes(scope) ? " checked" : ""}>` +
     `<span>${escapeHtml(SCOPE_DESCRIPTIONS[scope] ?? scope)}<code>${escapeHtml(scope)}</code></span></label>`;
   const reads = o.scopes.filter((s) => (READ_SCOPES as readonly string[]).includes(s));
   const writes = o.scopes.filter((s) => !(READ_SCOPES as readonly string[]).includes(s));
-  return page("Allow access?", `${accountBar({ email: o.email, csrf: o.csrf, request: o.request })}<h1>Allow <span>${escapeHtml(o.clientName)}</span> to use your account?</h1>
+  return page("Allow access?", `${accountBar(issuer, { email: o.email, csrf: o.csrf, request: o.request })}<h1>Allow <span>${escapeHtml(o.clientName)}</span> to use your account?</h1>
 <p>After you choose, you go back to <span class="host">${escapeHtml(o.redirectHost)}</span>.</p>
 <p class="muted">The name is the client's own; only allow clients you started yourself.</p>
-<form method="post" action="/oauth/consent">${hidden("request", o.request)}${hidden("csrf", o.csrf)}
+<form method="post" action="${issuer}/oauth/consent">${hidden("request", o.request)}${hidden("csrf", o.csrf)}
 ${reads.length ? `<fieldset><legend>Read</legend>${reads.map(box).join("")}</fieldset>` : ""}
 ${writes.length ? `<fieldset><legend>Change (off unless you tick them)</legend>${writes.map(box).join("")}</fieldset>` : ""}
 <div class="actions"><button type="submit" name="decision" value="deny" class="secondary">Deny</button><button type="submit" name="decision" value="approve">Allow</button></div></form>`);
@@ -103,19 +105,19 @@ export interface GrantRow {
   last_used_at: Date | null;
 }
 
-export function grantsPage(o: { grants: GrantRow[]; csrf: string; email: string; notice?: string }): string {
+export function grantsPage(issuer: string, o: { grants: GrantRow[]; csrf: string; email: string; notice?: string }): string {
   const item = (g: GrantRow) => `<li><div><strong>${escapeHtml(g.client_name)}</strong> <span class="muted host">${escapeHtml(hostOf(g.redirect_uri))}</span>
 <div class="muted">${g.scopes.map(escapeHtml).join(", ")} · since ${g.created_at.toISOString().slice(0, 10)}${g.last_used_at ? ` · used ${g.last_used_at.toISOString().slice(0, 10)}` : ""}</div></div>
-<form method="post" action="/oauth/grants/revoke">${hidden("csrf", o.csrf)}${hidden("grant_id", g.id)}<button type="submit" class="secondary">Revoke</button></form></li>`;
-  return page("Connected assistants", `${accountBar({ email: o.email, csrf: o.csrf })}<h1>Connected assistants</h1>
+<form method="post" action="${issuer}/oauth/grants/revoke">${hidden("csrf", o.csrf)}${hidden("grant_id", g.id)}<button type="submit" class="secondary">Revoke</button></form></li>`;
+  return page("Connected assistants", `${accountBar(issuer, { email: o.email, csrf: o.csrf })}<h1>Connected assistants</h1>
 ${o.notice ? `<p role="status">${escapeHtml(o.notice)}</p>` : ""}
 ${o.grants.length ? `<ul class="grants">${o.grants.map(item).join("")}</ul>` : "<p>No assistant has access to your account.</p>"}`);
 }
 
 /** GET /oauth/sign-out (the confirmation page's Sign out link leads here): the button alone. */
-export function signOutPage(o: { email: string; csrf: string }): string {
+export function signOutPage(issuer: string, o: { email: string; csrf: string }): string {
   return page("Sign out", `<h1>Sign out</h1><p>You are signed in as <strong>${escapeHtml(o.email)}</strong> on this browser.</p>
-<form method="post" action="/oauth/sign-out">${hidden("csrf", o.csrf)}<div class="actions"><button type="submit">Sign out</button></div></form>`);
+<form method="post" action="${issuer}/oauth/sign-out">${hidden("csrf", o.csrf)}<div class="actions"><button type="submit">Sign out</button></div></form>`);
 }
 
 /** After sign-out (or with no session to end): says so and offers to sign in again. */

@@ -8,7 +8,7 @@ import { clientAddress } from "../../_shared/http/client-address.ts";
 import { ApiError } from "../../_shared/http/errors.ts";
 import { type AuthorizationRequest, readAuthorizationRequest } from "../../_shared/oauth/authorization.ts";
 import { csrfOf, csrfValid, endBrowserSession, isEmailAddress, issueSignInCode, mailSignInCode, signInWithCode } from "../../_shared/oauth/sign-in.ts";
-import { type C, form, formOutOfDate, html, linkExpired, one, refuseForeignOrigin } from "./http.ts";
+import { type C, form, formOutOfDate, html, issuer, linkExpired, one, refuseForeignOrigin } from "./http.ts";
 import { codePage, errorPage, signedOutPage, signInPage, signOutPage } from "./pages.ts";
 
 /** The sign-in pages' session cookie and its attributes: set by sign-in, and cleared with the same ones by sign-out. */
@@ -50,7 +50,7 @@ export async function requestSignInCode(c: C): Promise<Response> {
   const { requestToken, request, email } = input;
   const config = c.get("config");
   if (!isEmailAddress(email)) {
-    return html(c, signInPage({ request: requestToken, email, error: "Enter a valid e-mail address.", clientName: request?.clientName }), 400);
+    return html(c, signInPage(issuer(c), { request: requestToken, email, error: "Enter a valid e-mail address.", clientName: request?.clientName }), 400);
   }
   let issued: { signInId: string; code: string };
   try {
@@ -58,7 +58,7 @@ export async function requestSignInCode(c: C): Promise<Response> {
   } catch (error) {
     if (error instanceof ApiError && error.status === 429) {
       const notYet = `No new code can be sent yet. Try again in ${waitOf(error)}.`;
-      return html(c, signInPage({ request: requestToken, email, error: notYet, clientName: request?.clientName }), 429, error.headers);
+      return html(c, signInPage(issuer(c), { request: requestToken, email, error: notYet, clientName: request?.clientName }), 429, error.headers);
     }
     throw error;
   }
@@ -68,7 +68,7 @@ export async function requestSignInCode(c: C): Promise<Response> {
     if (error instanceof ApiError) return html(c, errorPage("Mail not sent", error.message), 503);
     throw error;
   }
-  return html(c, codePage({ request: requestToken, email, signInId: issued.signInId }));
+  return html(c, codePage(issuer(c), { request: requestToken, email, signInId: issued.signInId }));
 }
 
 export async function verifySignInCode(c: C): Promise<Response> {
@@ -83,28 +83,28 @@ export async function verifySignInCode(c: C): Promise<Response> {
     outcome = await signInWithCode(c.get("db"), config, { signInId, email, code, ip: clientAddress(c) });
   } catch (error) {
     if (error instanceof ApiError && error.status === 429) {
-      return html(c, codePage({ request: requestToken, email, signInId, error: `Too many tries. Try again in ${waitOf(error)}.` }), 429, error.headers);
+      return html(c, codePage(issuer(c), { request: requestToken, email, signInId, error: `Too many tries. Try again in ${waitOf(error)}.` }), 429, error.headers);
     }
     throw error;
   }
   if ("error" in outcome) {
     if (outcome.error === "start_again") {
-      return html(c, signInPage({ request: requestToken, error: "Start again: enter your e-mail address.", clientName: request?.clientName }), 400);
+      return html(c, signInPage(issuer(c), { request: requestToken, error: "Start again: enter your e-mail address.", clientName: request?.clientName }), 400);
     }
-    if (outcome.error === "wrong_code") return html(c, codePage({ request: requestToken, email, signInId, error: "That code is not right." }), 400);
-    return html(c, signInPage({ request: requestToken, email, error: "That code has expired or was used up. Request a new one.", clientName: request?.clientName }), 400);
+    if (outcome.error === "wrong_code") return html(c, codePage(issuer(c), { request: requestToken, email, signInId, error: "That code is not right." }), 400);
+    return html(c, signInPage(issuer(c), { request: requestToken, email, error: "That code has expired or was used up. Request a new one.", clientName: request?.clientName }), 400);
   }
   const cookie = sessionCookie(config);
   setCookie(c, cookie.name, outcome.sessionToken, { ...cookie.attributes, maxAge: config.MCP_BROWSER_SESSION_SECONDS });
-  const next = requestToken ? `/oauth/consent?request=${encodeURIComponent(requestToken)}` : "/oauth/grants";
+  const next = requestToken ? `${issuer(c)}/oauth/consent?request=${encodeURIComponent(requestToken)}` : `${issuer(c)}/oauth/grants`;
   return c.body(null, 303, { Location: next, "Cache-Control": "no-store" });
 }
 
 /** The Sign out button alone, for pages that cannot render the session's CSRF token (the confirmation page). */
 export async function signOutForm(c: C): Promise<Response> {
   const session = await browserSession(c);
-  if (!session) return html(c, signedOutPage({ again: "/oauth/grants", againLabel: "Sign in", wasSignedIn: false }));
-  return html(c, signOutPage({ email: session.email, csrf: csrfOf(c.get("config"), session) }));
+  if (!session) return html(c, signedOutPage({ again: `${issuer(c)}/oauth/grants`, againLabel: "Sign in", wasSignedIn: false }));
+  return html(c, signOutPage(issuer(c), { email: session.email, csrf: csrfOf(c.get("config"), session) }));
 }
 
 /**
@@ -127,7 +127,7 @@ export async function signOut(c: C): Promise<Response> {
   const requestToken = one(body.request);
   const request = await readAuthorizationRequest(config, requestToken);
   return html(c, signedOutPage({
-    again: request ? `/oauth/consent?request=${encodeURIComponent(requestToken!)}` : "/oauth/grants",
+    again: request ? `${issuer(c)}/oauth/consent?request=${encodeURIComponent(requestToken!)}` : `${issuer(c)}/oauth/grants`,
     againLabel: request ? `Sign in again to connect ${request.clientName}` : "Sign in again",
     wasSignedIn: session !== undefined,
   }));

@@ -1,6 +1,6 @@
-// POST /mcp/backend (also /api/mcp/backend, which is /functions/v1/api/mcp/backend on Supabase's
-// path): the MCP endpoint for trusted backends. x-api-key only, with the same keys and permissions
-// as REST; each tool runs its operation as the key's owner. Not in the OpenAPI document (it speaks
+// POST /mcp/backend (also /api/mcp/backend, which is /functions/v1/api/mcp/backend on Supabase, like
+// every surface of the api function): the MCP endpoint for trusted backends. x-api-key only, with the
+// same keys and permissions as REST; each tool runs its operation as the key's owner. Not in the OpenAPI document (it speaks
 // JSON-RPC, not REST); README "MCP endpoints" describes it.
 import { requireApiKey } from "../../../_shared/auth/middleware.ts";
 import { createRouter } from "../../../_shared/http/app.ts";
@@ -10,8 +10,6 @@ import { buildToolServer, runsInCallTransaction } from "../../../_shared/mcp/too
 import { mcpRequestChecks, readMcpRequest, serveMcpRequest } from "../../../_shared/mcp/transport.ts";
 import { contextFor } from "../../../_shared/operations/operation.ts";
 import { backendTools } from "./tools.ts";
-
-export const BACKEND_MCP_PATHS = ["/mcp/backend", "/api/mcp/backend"] as const;
 
 const SERVER_INFO = {
   name: "eventhub-backend",
@@ -30,23 +28,20 @@ const SERVER_INFO = {
  * its own holds only while it commits. A tools/call then runs in one transaction: the key's scope,
  * the operation and the record of the call.
  */
-export const mcpBackendRouter = createRouter();
-for (const path of BACKEND_MCP_PATHS) {
-  mcpBackendRouter.post(path, mcpRequestChecks([]), requireApiKey, async (c) => {
-    const principal = c.get("principal");
-    if (principal.kind !== "api_key") throw new Error("requireApiKey let another principal through");
-    const { scope } = principal;
-    const db = c.get("db");
-    const config = c.get("config");
-    const limit = config.MCP_RATE_LIMIT_PER_MINUTE;
-    const mcp = await readMcpRequest(c.req.raw);
-    if (mcp instanceof Response) return mcp;
-    await takeRateLimit(db, scope, "backend", limit);
-    const call = mcp.calledTool !== undefined && runsInCallTransaction(backendTools[mcp.calledTool as keyof typeof backendTools], mcp.calledArguments)
-      ? new McpCall(() => db.open(scope))
-      : undefined;
-    const session = { endpoint: "backend" as const, context: contextFor({ db, config }, principal, c.get("requestId")), scope, call };
-    const response = await serveMcpRequest(mcp, () => buildToolServer(SERVER_INFO, backendTools, session), c.get("requestId"));
-    return call ? call.settle(response) : response;
-  });
-}
+export const mcpBackendRouter = createRouter().post("/mcp/backend", mcpRequestChecks([]), requireApiKey, async (c) => {
+  const principal = c.get("principal");
+  if (principal.kind !== "api_key") throw new Error("requireApiKey let another principal through");
+  const { scope } = principal;
+  const db = c.get("db");
+  const config = c.get("config");
+  const limit = config.MCP_RATE_LIMIT_PER_MINUTE;
+  const mcp = await readMcpRequest(c.req.raw);
+  if (mcp instanceof Response) return mcp;
+  await takeRateLimit(db, scope, "backend", limit);
+  const call = mcp.calledTool !== undefined && runsInCallTransaction(backendTools[mcp.calledTool as keyof typeof backendTools], mcp.calledArguments)
+    ? new McpCall(() => db.open(scope))
+    : undefined;
+  const session = { endpoint: "backend" as const, context: contextFor({ db, config }, principal, c.get("requestId")), scope, call };
+  const response = await serveMcpRequest(mcp, () => buildToolServer(SERVER_INFO, backendTools, session), c.get("requestId"));
+  return call ? call.settle(response) : response;
+});
