@@ -60,7 +60,9 @@ async function capturePgbenchScript(url: string, key: string, path: string): Pro
     onnotice: () => {},
     debug: (_connection, query, parameters) => {
       if (query.includes("pg_catalog.pg_type")) return; // postgres.js's one-time type lookup
-      statements.push(query.replace(/\$(\d+)/g, (_, n) => literal(parameters[Number(n) - 1])).replace(/\s+/g, " ").trim());
+      // Line comments go before the statement becomes one line, or they would swallow the rest of it.
+      const uncommented = query.replace(/--[^\n]*/g, "");
+      statements.push(uncommented.replace(/\$(\d+)/g, (_, n) => literal(parameters[Number(n) - 1])).replace(/\s+/g, " ").trim());
     },
   });
   const app = createApiApp({ config: loadConfig({ GATEWAY_DATABASE_URL: gatewayUrl(url) }), db: new Database(sql) });
