@@ -8,6 +8,9 @@
 //   intruder    http://127.0.0.1:<store>     the same store server on another origin
 // Every request to a host that is not loopback is refused (the item's https image among them).
 // Used by tests/checkout-page/checkout-page.browser.test.ts and tests/e2e/checkout-storefront.browser.test.ts.
+// startHostedBrowserCheckout is the same with the api function served as on Supabase
+// (tests/hosted/edge-functions.ts) in place of the proxy and the gateway: the checkout origin is the
+// platform's, the pages under /functions/v1/api (tests/hosted/checkout.hosted.test.ts).
 import { existsSync } from "node:fs";
 import { createServer, request as forward, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -16,9 +19,11 @@ import { chromium, type Browser, type Frame, type Page } from "playwright-core";
 import type { HDAccount } from "viem";
 import { expect } from "vitest";
 import { CHROMIUM_ARGS, CHROMIUM_INSTALL, CHROMIUM_PATH } from "../../scripts/lib/chromium.ts";
-import { startGatewayProcess, type GatewayProcess } from "../../scripts/lib/gateway-process.ts";
+import { startGatewayProcess } from "../../scripts/lib/gateway-process.ts";
 import { REPO_ROOT } from "../../scripts/lib/local-postgres.ts";
-import { sessionRequest, startCheckoutWorld } from "../checkout/checkout-fixtures.ts";
+import { type CheckoutWorld, sessionRequest, startCheckoutWorld } from "../checkout/checkout-fixtures.ts";
+import { serveHostedFunctions } from "../hosted/edge-functions.ts";
+import { TEST_JWT_SECRET } from "../setup/test-context.ts";
 
 export type Logged = { line: string; headers: IncomingMessage["headers"] };
 export type Received = { origin: string; data: { type: string; payload?: unknown }; accepted: boolean; fromFrame: boolean };
@@ -32,12 +37,18 @@ export type Session = { checkoutId: string; clientSecret: string; checkoutUrl: s
 
 export const SCREENSHOTS = join(REPO_ROOT, ".local", "screenshots");
 
+/**
+ * Where the service under test answers: the checkout origin, the path of its pages there (the SDK's
+ * checkoutPath) and its REST API's base URL.
+ */
+type Service = { checkout: string; pagesPath: string; api: string };
+
 /** The storefront: a cart page whose listener records each message with both checks SPEC.md 6.2 asks for. */
-const storefrontPage = (checkoutOrigin: string) => `<!doctype html><html><head><meta charset="utf-8">
+const storefrontPage = ({ checkout: checkoutOrigin, pagesPath }: Service) => `<!doctype html><html><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1"><title>Store</title></head>
 <body style="margin:0;font-family:sans-serif"><h2 style="margin:12px">Your cart</h2>
 <div id="checkout" style="height: 720px"></div>
-<script src="${checkoutOrigin}/sdk/v1/eventhub-sdk.js"></script>
+<script src="${checkoutOrigin}${pagesPath}/sdk/v1/eventhub-sdk.js"></script>
 <script>
   window.received = [];
   window.addEventListener("message", (event) => {
@@ -59,36 +70,9 @@ export type BrowserCheckout = Awaited<ReturnType<typeof startBrowserCheckout>>;
  * The world, the proxy, the gateway (started with `gatewayEnv` on top of the world's database,
  * chain and key), the store server and Chromium. close() stops them all.
  */
-export async function startBrowserCheckout(gatewayEnv: Record<string, string>) {
-  if (!existsSync(CHROMIUM_PATH)) throw new Error(`Chromium is not installed at ${CHROMIUM_PATH}. Install it with: ${CHROMIUM_INSTALL}`);
-  const servers: Server[] = [];
-  const seen: Logged[] = []; // every request that reached the gateway, through the proxy
-  const listen = (server: Server): Promise<number> => {
-    servers.push(server);
-    return new Promise((resolve) => server.listen(0, "127.0.0.1", () => resolve((server.address() as AddressInfo).port)));
-  };
-
-  const w = await startCheckoutWorld();
-  // What has started, for close() (also when starting fails half-way).
-  let startedGateway: GatewayProcess | undefined;
-  let startedBrowser: Browser | undefined;
-  async function close() {
-    await startedBrowser?.close();
-    await startedGateway?.stop("SIGKILL");
-    await Promise.all(servers.map((s) => new Promise((resolve) => s.close(resolve))));
-    await w.close();
-  }
-  try {
-    return await started();
-  } catch (error) {
-    await close();
-    throw error;
-  }
-
-  async function started() {
-    const owner = await w.ownerWithWallet(w.anvil.accounts[1]!);
-    const collectionId = (await w.registeredCollection(owner, w.anvil.accounts[1]!)).id;
-
+export function startBrowserCheckout(gatewayEnv: Record<string, string>) {
+  return startInBrowser(async (w, listen, onClose) => {
+    const seen: Logged[] = []; // every request that reached the gateway, through the proxy
     // The proxy's port first: the gateway's CHECKOUT_UI_URL names it.
     let gatewayPort = 0;
     const proxy = createServer((req, res) => {
@@ -102,18 +86,76 @@ export async function startBrowserCheckout(gatewayEnv: Record<string, string>) {
     });
     const checkout = `http://127.0.0.1:${await listen(proxy)}`;
 
-    const gateway = startedGateway = await startGatewayProcess({
+    const gateway = await startGatewayProcess({
       DATABASE_URL: w.t.url,
       EVM_CHAINS: JSON.stringify([{ chainId: w.anvil.chainId, rpcUrl: w.anvil.rpcUrl, confirmations: 1 }]),
       SECRETS_ENCRYPTION_KEY: w.t.config.SECRETS_ENCRYPTION_KEY!,
       CHECKOUT_UI_URL: checkout,
       ...gatewayEnv,
     }, 60_000);
+    onClose(() => gateway.stop("SIGKILL"));
     gatewayPort = Number(new URL(gateway.url).port);
+    return { checkout, pagesPath: "", api: `${gateway.url}/api`, gateway, seen };
+  });
+}
+
+/**
+ * The world, the api function served as on Supabase (PUBLIC_API_ROOT <platform>/functions/v1, so
+ * checkoutUrl and the SDK script are under /functions/v1/api), the store server and Chromium.
+ */
+export function startHostedBrowserCheckout() {
+  return startInBrowser(async (w, _listen, onClose) => {
+    const hosted = await serveHostedFunctions(["api"], {
+      GATEWAY_DATABASE_URL: w.t.config.GATEWAY_DATABASE_URL, APP_ENV: "test", JWT_SECRET: TEST_JWT_SECRET,
+      SECRETS_ENCRYPTION_KEY: w.t.config.SECRETS_ENCRYPTION_KEY!,
+      EVM_CHAINS: JSON.stringify([{ chainId: w.anvil.chainId, rpcUrl: w.anvil.rpcUrl, confirmations: 1 }]),
+    }, 240_000);
+    onClose(() => hosted.stop());
+    const pagesPath = `${new URL(hosted.root).pathname}/api`;
+    return { checkout: hosted.origin, pagesPath, api: `${hosted.root}/api`, hosted };
+  });
+}
+
+/**
+ * The world, then the service `serve` starts on it (registering what to stop with onClose), the
+ * store server and Chromium. close() stops them all (also when starting fails half-way).
+ */
+async function startInBrowser<S extends Service>(
+  serve: (w: CheckoutWorld, listen: (server: Server) => Promise<number>, onClose: (stop: () => Promise<unknown>) => void) => Promise<S>,
+) {
+  if (!existsSync(CHROMIUM_PATH)) throw new Error(`Chromium is not installed at ${CHROMIUM_PATH}. Install it with: ${CHROMIUM_INSTALL}`);
+  const servers: Server[] = [];
+  const listen = (server: Server): Promise<number> => {
+    servers.push(server);
+    return new Promise((resolve) => server.listen(0, "127.0.0.1", () => resolve((server.address() as AddressInfo).port)));
+  };
+
+  const w = await startCheckoutWorld();
+  // What has started, for close() (also when starting fails half-way).
+  let startedBrowser: Browser | undefined;
+  const stops: Array<() => Promise<unknown>> = [];
+  async function close() {
+    await startedBrowser?.close();
+    for (const stop of stops.reverse()) await stop();
+    await Promise.all(servers.map((s) => new Promise((resolve) => s.close(resolve))));
+    await w.close();
+  }
+  try {
+    return await started();
+  } catch (error) {
+    await close();
+    throw error;
+  }
+
+  async function started() {
+    const owner = await w.ownerWithWallet(w.anvil.accounts[1]!);
+    const collectionId = (await w.registeredCollection(owner, w.anvil.accounts[1]!)).id;
+    const service = await serve(w, listen, (stop) => stops.push(stop));
+    const { checkout, pagesPath, api } = service;
 
     const store = createServer((req, res) => {
       res.writeHead(req.url === "/cart" ? 200 : 404, { "content-type": "text/html", "cache-control": "no-store" });
-      res.end(req.url === "/cart" ? storefrontPage(checkout) : "not found");
+      res.end(req.url === "/cart" ? storefrontPage(service) : "not found");
     });
     const storePort = await listen(store);
     const storefront = `http://localhost:${storePort}`;
@@ -121,9 +163,9 @@ export async function startBrowserCheckout(gatewayEnv: Record<string, string>) {
 
     const browser = startedBrowser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS, timeout: 60_000 });
 
-    /** Creates a session through the gateway's API, as the store's backend does. */
+    /** Creates a session through the service's API, as the store's backend does. */
     async function createSession(request: ReturnType<typeof sessionRequest>): Promise<Session> {
-      const response = await fetch(`${gateway.url}/api/v3/checkout/sessions`, {
+      const response = await fetch(`${api}/v3/checkout/sessions`, {
         method: "POST",
         headers: { "x-api-key": owner.key, "content-type": "application/json" },
         body: JSON.stringify(request),
@@ -168,17 +210,17 @@ export async function startBrowserCheckout(gatewayEnv: Record<string, string>) {
 
     /** Mounts the checkout with the SDK as a storefront does. */
     function mount(page: Page, session: Session) {
-      return page.evaluate(([checkoutId, clientSecret, checkoutOrigin]) => {
+      return page.evaluate(([checkoutId, clientSecret, checkoutOrigin, checkoutPath]) => {
         const store = window as Storefront;
         const { frame } = store.EventhubSDK.createPaymentFrame({
           el: document.getElementById("checkout")!,
-          params: { target: "checkout", checkoutId, clientSecret, checkoutOrigin },
+          params: { target: "checkout", checkoutId, clientSecret, checkoutOrigin, checkoutPath },
         });
         store.paymentFrame = frame;
-      }, [session.checkoutId, session.clientSecret, checkout] as const);
+      }, [session.checkoutId, session.clientSecret, checkout, pagesPath] as const);
     }
 
-    const checkoutFrame = (page: Page): Frame | undefined => page.frames().find((f) => f.url().startsWith(`${checkout}/checkout/`));
+    const checkoutFrame = (page: Page): Frame | undefined => page.frames().find((f) => f.url().startsWith(`${checkout}${pagesPath}/checkout/`));
 
     /**
      * Embeds `session` in the storefront with a wallet for `customer`: an EIP-1193 provider in every
@@ -224,12 +266,12 @@ export async function startBrowserCheckout(gatewayEnv: Record<string, string>) {
 
     /** The session as the API reads it: COMPLETED by the transaction the page reported to the storefront. */
     async function expectCompleted(session: Session, outcome: Received) {
-      const read = await fetch(`${gateway.url}/api/v3/checkout/sessions/${session.checkoutId}`, { headers: { "x-checkout-client-secret": session.clientSecret } });
+      const read = await fetch(`${api}/v3/checkout/sessions/${session.checkoutId}`, { headers: { "x-checkout-client-secret": session.clientSecret } });
       expect(await read.json()).toMatchObject({ status: "COMPLETED", transactionHash: (outcome.data.payload as { transactionHash: string }).transactionHash });
     }
 
     return {
-      w, owner, gateway, browser, seen, checkout, storefront, intruder,
+      ...service, w, owner, browser, storefront, intruder,
       newSession, staticPriceSession, openPage, mount, checkoutFrame, payFromStorefront, expectCompleted, close,
     };
   }

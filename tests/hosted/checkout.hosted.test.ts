@@ -1,35 +1,26 @@
 // The hosted checkout served as Supabase serves the api function (edge-functions.ts), against a
 // local chain: a checkout session created over HTTP answers a checkoutUrl under /functions/v1/api,
-// and the page there, its own files and the session read it makes (relative to itself) answer 200.
+// and the page there, its own files and the session read it makes (relative to itself) answer 200;
+// then a storefront embeds it with the SDK script the function serves, and a wallet in Chromium pays
+// (the fixtures of tests/checkout-page/checkout-page.browser.test.ts, on the hosted layout).
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { TEST_JWT_SECRET } from "../setup/test-context.ts";
-import { type CheckoutWorld, sessionRequest, startCheckoutWorld } from "../checkout/checkout-fixtures.ts";
-import { type HostedFunctions, serveHostedFunctions } from "./edge-functions.ts";
+import type { CheckoutWorld } from "../checkout/checkout-fixtures.ts";
+import { startHostedBrowserCheckout } from "../checkout-page/browser-fixtures.ts";
+import type { HostedFunctions } from "./edge-functions.ts";
 
+let f: Awaited<ReturnType<typeof startHostedBrowserCheckout>>;
 let w: CheckoutWorld;
 let hosted: HostedFunctions;
 beforeAll(async () => {
-  w = await startCheckoutWorld();
-  hosted = await serveHostedFunctions(["api"], {
-    GATEWAY_DATABASE_URL: w.t.config.GATEWAY_DATABASE_URL, APP_ENV: "test", JWT_SECRET: TEST_JWT_SECRET,
-    SECRETS_ENCRYPTION_KEY: w.t.config.SECRETS_ENCRYPTION_KEY!,
-    EVM_CHAINS: JSON.stringify([{ chainId: w.anvil.chainId, rpcUrl: w.anvil.rpcUrl, confirmations: 1 }]),
-  });
+  f = await startHostedBrowserCheckout();
+  ({ w, hosted } = f);
 }, 300_000);
-afterAll(async () => {
-  await hosted?.stop();
-  await w?.close();
-});
+afterAll(() => f?.close());
 
 it("checkoutUrl opens the hosted checkout page, whose files and session read answer under /functions/v1/api", async () => {
-  const owner = await w.ownerWithWallet(w.anvil.accounts[1]!);
-  const collection = await w.registeredCollection(owner, w.anvil.accounts[1]!);
   const api = `${hosted.root}/api`;
-  const created = await fetch(`${api}/v3/checkout/sessions`, {
-    method: "POST", headers: { "x-api-key": owner.key, "content-type": "application/json" }, body: JSON.stringify(sessionRequest(collection.id)),
-  });
-  expect(created.status, await created.clone().text()).toBe(201);
-  const { checkoutId, clientSecret, checkoutUrl } = await created.json();
+  // Created over HTTP on the hosted function (the fixture's owner, key and registered collection).
+  const { checkoutId, clientSecret, checkoutUrl } = await f.newSession();
   expect(checkoutUrl).toBe(`${api}/checkout/${checkoutId}#clientSecret=${clientSecret}`);
   const page = new URL(checkoutUrl);
   page.hash = "";
@@ -42,4 +33,13 @@ it("checkoutUrl opens the hosted checkout page, whose files and session read ans
   const session = await fetch(new URL(`../api/v3/checkout/sessions/${checkoutId}`, page), { headers: { "x-checkout-client-secret": clientSecret } });
   expect(session.status).toBe(200);
   expect(await session.json()).toMatchObject({ checkoutId });
+});
+
+it("a storefront embeds it with the SDK script the function serves; a wallet pays in the native currency on anvil, and the session reads COMPLETED", { timeout: 120_000 }, async () => {
+  const session = await f.staticPriceSession(10n ** 16n);
+  expect(session.checkoutUrl.startsWith(`${hosted.root}/api/checkout/${session.checkoutId}#`)).toBe(true);
+  const { page, frame, outcome } = await f.payFromStorefront(session, w.anvil.accounts[2]!);
+  expect(frame.url().startsWith(`${hosted.root}/api/checkout/${session.checkoutId}?embed=1&`), frame.url()).toBe(true);
+  await f.expectCompleted(session, outcome);
+  await page.close();
 });

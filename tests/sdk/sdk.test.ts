@@ -71,6 +71,13 @@ describe("createPaymentFrame", () => {
     expect(frames[0]!.src.startsWith(`http://127.0.0.1:54321/checkout/${checkoutId}?embed=1&`)).toBe(true);
   });
 
+  it("takes the path of the service's pages on that origin (a Supabase project's own domain)", () => {
+    vi.stubGlobal("window", { location: { origin: "https://shop.example" } });
+    const { el, frames } = fakeContainer();
+    createPaymentFrame({ el, params: { target: "checkout", checkoutId, clientSecret: "s", checkoutOrigin: "https://ref.supabase.co", checkoutPath: "/functions/v1/api" } });
+    expect(frames[0]!.src.startsWith(`https://ref.supabase.co/functions/v1/api/checkout/${checkoutId}?embed=1&`)).toBe(true);
+  });
+
   const good: PaymentFrameParams = { target: PaymentTarget.Checkout, checkoutId, clientSecret };
   const bad: Array<[string, unknown, RegExp]> = [
     ["no params", undefined, /params is required/],
@@ -88,6 +95,11 @@ describe("createPaymentFrame", () => {
     ["an origin with a trailing slash", { ...good, checkoutOrigin: "https://checkout.example/" }, /bare origin/],
     ["not a URL", { ...good, checkoutOrigin: "checkout.example" }, /not a valid origin/],
     ["a javascript: URL", { ...good, checkoutOrigin: "javascript:alert(1)" }, /bare origin|https/],
+    ["a path with a trailing slash", { ...good, checkoutPath: "/functions/v1/api/" }, /params\.checkoutPath must be a path/],
+    ["a path without its leading slash", { ...good, checkoutPath: "functions/v1/api" }, /params\.checkoutPath/],
+    ["a path going up", { ...good, checkoutPath: "/functions/../admin" }, /params\.checkoutPath/],
+    ["a path with a query", { ...good, checkoutPath: "/api?x=1" }, /params\.checkoutPath/],
+    ["another host as path", { ...good, checkoutPath: "//evil.example" }, /params\.checkoutPath/],
   ];
   it.each(bad)("refuses %s with a clear error", (_what, params, message) => {
     vi.stubGlobal("window", { location: { origin: "https://shop.example" } });

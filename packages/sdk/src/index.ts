@@ -52,6 +52,11 @@ export type PaymentFrameParams = {
   clientSecret: string;
   /** Origin of the hosted checkout; default {@link CHECKOUT_ORIGIN}. Locally `http://127.0.0.1:54321`. */
   checkoutOrigin?: string;
+  /**
+   * Path of the service's pages on `checkoutOrigin`; default none. On a Supabase project's own
+   * domain the `api` function serves them under `/functions/v1/api`.
+   */
+  checkoutPath?: string;
 };
 
 export type CreatePaymentFrameOptions = {
@@ -61,6 +66,8 @@ export type CreatePaymentFrameOptions = {
 };
 
 const CHECKOUT_ID = /^[0-9a-f]{24}$/; // the service's ObjectIDs (core.object_id)
+// Path segments without "." or "..", no query or fragment, no trailing slash.
+const CHECKOUT_PATH = /^(?:\/(?!\.\.?(?:\/|$))[\w.~%-]+)*$/;
 const LOOPBACK_HOSTS = new Set(["127.0.0.1", "localhost", "[::1]"]);
 const KNOWN_TYPES: ReadonlySet<unknown> = new Set(Object.values(PaymentEvent));
 
@@ -98,13 +105,17 @@ function checkParams(params: unknown): Required<PaymentFrameParams> {
     fail("params.clientSecret must be the session's clientSecret (a non-empty string)");
   }
   const checkoutOrigin = checkOrigin(p.checkoutOrigin ?? CHECKOUT_ORIGIN, "params.checkoutOrigin");
-  return { target: p.target, checkoutId: p.checkoutId, clientSecret: p.clientSecret, checkoutOrigin };
+  const checkoutPath = p.checkoutPath ?? "";
+  if (typeof checkoutPath !== "string" || !CHECKOUT_PATH.test(checkoutPath)) {
+    fail(`params.checkoutPath must be a path such as /functions/v1/api (no trailing slash, query or fragment), got ${JSON.stringify(p.checkoutPath)}`);
+  }
+  return { target: p.target, checkoutId: p.checkoutId, clientSecret: p.clientSecret, checkoutOrigin, checkoutPath };
 }
 
 /**
  * Mounts the hosted checkout into `el` and returns the frame.
  *
- * The frame's URL is `{origin}/checkout/{checkoutId}?embed=1&parentOrigin={this page's origin}`
+ * The frame's URL is `{origin}{path}/checkout/{checkoutId}?embed=1&parentOrigin={this page's origin}`
  * with `#clientSecret=…` in the fragment: browsers send neither the fragment in requests nor (with
  * `referrerpolicy="origin"`) anything but this page's origin as referrer. The hosted page checks
  * `parentOrigin` against the session's `allowedOrigin`.
@@ -112,7 +123,7 @@ function checkParams(params: unknown): Required<PaymentFrameParams> {
  * Throws an Error naming the problem when `el` or `params` is not usable.
  */
 export function createPaymentFrame({ el, params }: CreatePaymentFrameOptions): { frame: HTMLIFrameElement } {
-  const { checkoutId, clientSecret, checkoutOrigin } = checkParams(params);
+  const { checkoutId, clientSecret, checkoutOrigin, checkoutPath } = checkParams(params);
   if (typeof el !== "object" || el === null || typeof (el as { appendChild?: unknown }).appendChild !== "function") {
     fail("el must be the container element to mount the checkout in");
   }
@@ -121,7 +132,7 @@ export function createPaymentFrame({ el, params }: CreatePaymentFrameOptions): {
     fail("the page needs an http(s) origin (not file:// or a sandboxed frame): the checkout only talks to its allowedOrigin");
   }
   const src =
-    `${checkoutOrigin}/checkout/${encodeURIComponent(checkoutId)}` +
+    `${checkoutOrigin}${checkoutPath}/checkout/${encodeURIComponent(checkoutId)}` +
     `?embed=1&parentOrigin=${encodeURIComponent(parentOrigin)}` +
     `#clientSecret=${encodeURIComponent(clientSecret)}`;
 

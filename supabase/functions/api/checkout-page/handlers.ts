@@ -1,9 +1,10 @@
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { createRouter } from "../../_shared/http/app.ts";
-import { ApiError } from "../../_shared/http/errors.ts";
 import { allowedOriginOf } from "../../_shared/checkout/client-session.ts";
 import { CHECKOUT_ASSET_PATHS, CHECKOUT_PAGE_PATH, checkoutPageHeaders, SDK_SCRIPT_PATH } from "./routes.ts";
+// Built from packages/sdk by scripts/build-function-assets.ts, so a deployment carries it.
+import { sdkScript } from "./sdk-script.generated.ts";
 
 // The page's own files, read once at start. Their URLs carry a hash of their content, so they can
 // be cached for good while the HTML (never cached) always names the current ones.
@@ -15,32 +16,6 @@ const html = read("page.html").replaceAll("__VERSION__", version);
 
 const OBJECT_ID = /^[0-9a-f]{24}$/;
 const IMMUTABLE = "public, max-age=31536000, immutable";
-
-let sdkScript: Promise<string | null> | undefined;
-/**
- * The SDK's classic script, built from packages/sdk/src on the first request as its build script
- * builds dist/eventhub-sdk.js (a CommonJS transpilation wrapped in a function; the source imports
- * nothing). TypeScript is loaded only then. Null where the workspace is not deployed beside us.
- */
-function buildSdkScript(): Promise<string | null> {
-  return sdkScript ??= (async () => {
-    let source: string;
-    let sdkVersion: string;
-    try {
-      source = readFileSync(new URL("../../../../packages/sdk/src/index.ts", import.meta.url), "utf8");
-      sdkVersion = JSON.parse(readFileSync(new URL("../../../../packages/sdk/package.json", import.meta.url), "utf8")).version;
-    } catch {
-      return null;
-    }
-    const ts = (await import("typescript")).default;
-    const { outputText } = ts.transpileModule(source, {
-      compilerOptions: { target: ts.ScriptTarget.ES2020, module: ts.ModuleKind.CommonJS },
-    });
-    return `/*! @eventhub/sdk ${sdkVersion}: classic script, exposes window.EventhubSDK */\n` +
-      `(function () {\n"use strict";\nvar exports = {};\n${outputText.replace(/^"use strict";\n/, "")}\n` +
-      `window.EventhubSDK = Object.freeze(exports);\n})();\n`;
-  })();
-}
 
 export const checkoutPageRouter = createRouter();
 
@@ -57,9 +32,6 @@ checkoutPageRouter.get(CHECKOUT_PAGE_PATH, async (c) => {
   return c.body(html, 200, checkoutPageHeaders(allowedOrigin));
 });
 
-checkoutPageRouter.get(SDK_SCRIPT_PATH, async (c) => {
-  const sdk = await buildSdkScript();
-  if (!sdk) throw new ApiError(404, "not_found", "The SDK's source is not deployed with this service.");
-  // Built from the source this process started with: revalidate rather than cache for good.
-  return c.body(sdk, 200, { "content-type": "text/javascript; charset=utf-8", "cache-control": "public, max-age=300", "x-content-type-options": "nosniff" });
-});
+checkoutPageRouter.get(SDK_SCRIPT_PATH, (c) =>
+  // A stable URL whose content changes with each release: revalidate rather than cache for good.
+  c.body(sdkScript, 200, { "content-type": "text/javascript; charset=utf-8", "cache-control": "public, max-age=300", "x-content-type-options": "nosniff" }));
