@@ -8,12 +8,18 @@ import type { Answer, FuzzRequest } from "./request-generators.ts";
 
 const ANSWER_TIMEOUT_MS = 15_000;
 
+/** The request line's target for `path` (a URL's path and query, as the fuzzer wrote it), as the URL parser writes it. */
+export function requestTarget(path: string): string {
+  // Joined, not resolved: a path that starts with a doubled slash stays a path.
+  const url = new URL(`http://host${path}`);
+  return `${url.pathname}${url.search}`;
+}
+
 /** Sends `request` to `origin` with `path` (its URL, placed where the server expects it) and reads the whole answer. */
 export async function sendRaw(origin: string, path: string, request: FuzzRequest): Promise<Answer> {
-  // Joined, not resolved: a path that starts with a doubled slash stays a path.
-  const url = new URL(`${origin}${path}`);
+  const url = new URL(origin);
   const body = typeof request.body === "string" ? Buffer.from(request.body, "utf8") : request.body && Buffer.from(request.body);
-  const lines = [`${request.method} ${url.pathname}${url.search} HTTP/1.1`, `host: ${url.host}`, "connection: close"];
+  const lines = [`${request.method} ${requestTarget(path)} HTTP/1.1`, `host: ${url.host}`, "connection: close"];
   for (const [name, value] of request.headers) lines.push(`${name}: ${value}`);
   if (body && !request.headers.some(([name]) => name.toLowerCase() === "content-length")) lines.push(`content-length: ${body.length}`);
   const head = Buffer.from(`${lines.join("\r\n")}\r\n\r\n`, "latin1");
