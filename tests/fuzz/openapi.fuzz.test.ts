@@ -6,7 +6,7 @@ import { createFunctions, createGateway } from "../../scripts/gateway.ts";
 import { describeFuzzSuite } from "./fuzz-suite.ts";
 import { sendAndCheck } from "./request-generators.ts";
 
-// About 20 s for the file on the 2-core machine (22 operations, ~1.5 ms a request).
+// About 100 s for the file on the 2-core machine (~86 operations, ~1.8 ms a request).
 const RUNS = Number(process.env.FUZZ_RUNS ?? 600);
 
 await describeFuzzSuite("in process", {
