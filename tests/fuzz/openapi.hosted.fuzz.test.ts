@@ -3,7 +3,9 @@
 // own deno.json, behind a TCP proxy that passes each request through byte for byte and only strips
 // /functions/v1 from its path. Each request is sent over a connection of its own as raw bytes
 // (raw-http.ts), so what fetch would refuse to send (an invalid content-length, odd header bytes)
-// reaches the function, and is judged by the same checks as in process.
+// reaches the function's HTTP server as generated, and each answer is judged by the same checks as in
+// process (checkAnswer). The exceptions are answers that are not the service's: the platform's 404
+// for a path that names no function, and Deno's own 400 for what HTTP cannot carry (refusedByHttp).
 import { expect, it } from "vitest";
 import { APP_FUNCTIONS } from "../app-functions/function-fixtures.ts";
 import { serveHostedFunctions } from "../hosted/edge-functions.ts";

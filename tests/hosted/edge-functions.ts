@@ -3,12 +3,13 @@
 // anywhere above it), with the function's own deno.json as its configuration and import map, so every
 // npm: import comes from the registry through Deno's cache (.local/deno-hosted, kept between runs). A
 // tiny proxy in front plays the platform: /functions/v1/<name>/<rest> reaches function <name> as
-// /<name>/<rest>; any other path answers 404, except the project's /auth/v1 (Supabase Auth), which the
-// api function's local auth server plays when it runs (LOCAL_AUTH_ENABLED). PUBLIC_API_ROOT is <proxy>/functions/v1, as the README
-// sets it on Supabase. The proxy is an HTTP server by default (any client, keep-alive); `rawProxy`
-// makes it a TCP proxy that passes each connection through byte for byte and only rewrites the path
-// of its request line, so that requests an HTTP server or fetch would refuse reach the function as
-// sent (one request per connection: the client sends `connection: close`).
+// /<name>/<rest>; any other path answers 404 (marked `x-hosted-platform`), except the project's
+// /auth/v1 (Supabase Auth), which the api function's local auth server plays when it runs
+// (LOCAL_AUTH_ENABLED). PUBLIC_API_ROOT is <proxy>/functions/v1, as the README sets it on Supabase.
+// The proxy is an HTTP server by default (any client, keep-alive); `rawProxy` makes it a TCP proxy
+// that passes each connection through byte for byte and only rewrites the path of its request line,
+// so that requests an HTTP server or fetch would refuse reach the function as sent (one request per
+// connection: the client sends `connection: close`).
 import { type ChildProcess, spawn } from "node:child_process";
 import { cpSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
