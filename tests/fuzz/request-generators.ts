@@ -654,18 +654,30 @@ export async function sendAndCheck(app: { request: (url: string, init: RequestIn
     headers: new Headers(request.headers),
     body: request.body as BodyInit | undefined,
   });
-  const text = await response.text();
-  const problems: string[] = [];
-  if (response.status >= 500) problems.push(`status ${response.status} (a server error)`);
-  const requestId = response.headers.get("x-request-id");
-  if (!requestId) problems.push("no x-request-id header");
-  // A HEAD response has no body by definition; its status and headers are still checked.
-  if (response.status >= 400 && request.method !== "HEAD") problems.push(...errorBodyProblems(response, text, requestId));
-  return { status: response.status, problems, bodyExcerpt: truncate(text, 500) };
+  return checkAnswer(request, { status: response.status, headers: response.headers, text: await response.text() });
 }
 
-function errorBodyProblems(response: Response, text: string, requestId: string | null): string[] {
-  const contentType = response.headers.get("content-type") ?? "";
+/** An answer as received: status, headers and the body's text. */
+export interface Answer {
+  status: number;
+  headers: Headers;
+  text: string;
+}
+
+/** What is wrong with `answer` to `request`: a server error, no x-request-id, an error that is not the one error body. */
+export function checkAnswer(request: FuzzRequest, answer: Answer): Outcome {
+  const { status, text } = answer;
+  const problems: string[] = [];
+  if (status >= 500) problems.push(`status ${status} (a server error)`);
+  const requestId = answer.headers.get("x-request-id");
+  if (!requestId) problems.push("no x-request-id header");
+  // A HEAD response has no body by definition; its status and headers are still checked.
+  if (status >= 400 && request.method !== "HEAD") problems.push(...errorBodyProblems(answer.headers, text, requestId));
+  return { status, problems, bodyExcerpt: truncate(text, 500) };
+}
+
+function errorBodyProblems(headers: Headers, text: string, requestId: string | null): string[] {
+  const contentType = headers.get("content-type") ?? "";
   if (!/^application\/json\b/i.test(contentType)) return [`error with content-type ${JSON.stringify(contentType)}, not application/json`];
   let body: Record<string, unknown>;
   try {

@@ -3,18 +3,22 @@
 // anywhere above it), with the function's own deno.json as its configuration and import map, so every
 // npm: import comes from the registry through Deno's cache (.local/deno-hosted, kept between runs). A
 // tiny proxy in front plays the platform: /functions/v1/<name>/<rest> reaches function <name> as
-// /<name>/<rest>; any other path answers 404, except the project's /auth/v1 (Supabase Auth), which the
-// api function's local auth server plays when it runs (LOCAL_AUTH_ENABLED). PUBLIC_API_ROOT is <proxy>/functions/v1, as the README
-// sets it on Supabase.
+// /<name>/<rest>; any other path answers 404 (marked `x-hosted-platform`), except the project's
+// /auth/v1 (Supabase Auth), which the api function's local auth server plays when it runs
+// (LOCAL_AUTH_ENABLED). PUBLIC_API_ROOT is <proxy>/functions/v1, as the README sets it on Supabase.
+// The proxy is an HTTP server by default (any client, keep-alive); `rawProxy` makes it a TCP proxy
+// that passes each connection through byte for byte and only rewrites the path of its request line,
+// so that requests an HTTP server or fetch would refuse reach the function as sent (one request per
+// connection: the client sends `connection: close`).
 import { type ChildProcess, spawn } from "node:child_process";
 import { cpSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
+import { createServer as createTcpServer, connect, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Readable } from "node:stream";
 import { freePort } from "../../scripts/lib/gateway-process.ts";
 import { REPO_ROOT } from "../../scripts/lib/local-postgres.ts";
-import { functionPath } from "../http/edge-runtime.ts";
 
 /** Deno's cache of the functions' npm packages: filled on the first run (README, Tests), reused after. */
 export const DENO_CACHE = join(REPO_ROOT, ".local", "deno-hosted");
@@ -36,6 +40,16 @@ function networkSettings(): Record<string, string> {
   return { DENO_TLS_CA_STORE: "mozilla,system", ...settings };
 }
 
+/** Where the platform sends a request for `target` (a request line's path and query): the function and the path it receives. */
+function routeOf(target: string, ports: Map<string, number>, localAuth: boolean): { name: string; path: string } | undefined {
+  if (localAuth && target.startsWith("/auth/v1/")) return { name: "api", path: `/api${target}` };
+  const name = /^\/functions\/v1\/([a-z0-9-]+)(?=[/?]|$)/.exec(target)?.[1];
+  return name && ports.has(name) ? { name, path: target.slice("/functions/v1".length) } : undefined;
+}
+
+/** The platform's answer for a path that reaches no function; `x-hosted-platform` tells a test it did not come from a function. */
+const NO_SUCH_FUNCTION = JSON.stringify({ error: true, code: "not_found", message: "no such function" });
+
 export interface HostedFunctions {
   /** PUBLIC_API_ROOT of the functions: <proxy origin>/functions/v1. */
   root: string;
@@ -46,7 +60,7 @@ export interface HostedFunctions {
 }
 
 /** Starts `names` (folders of supabase/functions) with `env`, behind the proxy; resolves once each listens. */
-export async function serveHostedFunctions(names: string[], env: Record<string, string>, timeoutMs = 120_000): Promise<HostedFunctions> {
+export async function serveHostedFunctions(names: string[], env: Record<string, string>, { timeoutMs = 120_000, rawProxy = false } = {}): Promise<HostedFunctions> {
   const dir = mkdtempSync(join(tmpdir(), "hosted-functions-"));
   cpSync(join(REPO_ROOT, "supabase", "functions"), join(dir, "functions"), { recursive: true });
   writeFileSync(join(dir, "edge-entry.ts"), ENTRY);
@@ -97,13 +111,14 @@ export async function serveHostedFunctions(names: string[], env: Record<string, 
     throw error;
   }
 
-  const proxy: Server = createServer(async (req, res) => {
-    const url = new URL(req.url ?? "/", origin);
-    const auth = url.pathname.startsWith("/auth/v1/") && env.LOCAL_AUTH_ENABLED === "true";
-    const name = auth ? "api" : /^\/functions\/v1\/([a-z0-9-]+)/.exec(url.pathname)?.[1];
-    const path = auth ? `/api${url.pathname}` : name && ports.has(name) ? functionPath(url.pathname, name) : undefined;
-    if (!name || path === undefined) {
-      res.writeHead(404, { "content-type": "application/json" }).end(JSON.stringify({ error: true, code: "not_found", message: "no such function" }));
+  const localAuth = env.LOCAL_AUTH_ENABLED === "true";
+  const proxy = rawProxy ? rawTcpProxy((target) => {
+    const route = routeOf(target, ports, localAuth);
+    return route && { port: ports.get(route.name)!, target: route.path };
+  }) : createServer(async (req, res) => {
+    const route = routeOf(req.url ?? "/", ports, localAuth);
+    if (!route) {
+      res.writeHead(404, { "content-type": "application/json", "x-hosted-platform": "no such function" }).end(NO_SUCH_FUNCTION);
       return;
     }
     const chunks: Buffer[] = [];
@@ -113,7 +128,7 @@ export async function serveHostedFunctions(names: string[], env: Record<string, 
       if (value !== undefined && key !== "host" && key !== "connection") headers.set(key, Array.isArray(value) ? value.join(", ") : value);
     }
     try {
-      const answer = await fetch(`http://127.0.0.1:${ports.get(name)}${path}${url.search}`, {
+      const answer = await fetch(`http://127.0.0.1:${ports.get(route.name)}${route.path}`, {
         method: req.method, headers, body: chunks.length ? Buffer.concat(chunks) : undefined, redirect: "manual",
       });
       const out: Record<string, string | string[]> = {};
@@ -128,6 +143,11 @@ export async function serveHostedFunctions(names: string[], env: Record<string, 
       res.writeHead(502, { "content-type": "application/json" }).end(JSON.stringify({ error: true, code: "bad_gateway", message: String(error) }));
     }
   });
+  const connections = new Set<Socket>();
+  proxy.on("connection", (socket: Socket) => {
+    connections.add(socket);
+    socket.once("close", () => connections.delete(socket));
+  });
   await new Promise<void>((resolve) => proxy.listen(proxyPort, "127.0.0.1", resolve));
 
   return {
@@ -135,7 +155,7 @@ export async function serveHostedFunctions(names: string[], env: Record<string, 
     origin,
     output: (name) => children.get(name)?.output ?? "",
     async stop() {
-      proxy.closeAllConnections();
+      for (const socket of connections) socket.destroy();
       await new Promise<void>((resolve) => proxy.close(() => resolve()));
       await Promise.all([...children.values()].map(({ child }) => new Promise<void>((resolve) => {
         if (child.exitCode !== null) return resolve();
@@ -145,4 +165,39 @@ export async function serveHostedFunctions(names: string[], env: Record<string, 
       rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * A TCP proxy that reads a connection's request line, asks `route` where its path goes, and passes the
+ * connection through with only that path rewritten; every other byte (headers, body, invalid framing
+ * included) reaches the function as the client sent it, and the function's answer comes back the same.
+ */
+function rawTcpProxy(route: (target: string) => { port: number; target: string } | undefined) {
+  return createTcpServer((client) => {
+    let head = Buffer.alloc(0);
+    const onData = (chunk: Buffer) => {
+      head = Buffer.concat([head, chunk]);
+      const end = head.indexOf("\r\n");
+      if (end < 0) return;
+      client.off("data", onData);
+      client.pause();
+      const [method, target, version] = head.subarray(0, end).toString("latin1").split(" ");
+      const to = target === undefined ? undefined : route(target);
+      if (!to) {
+        client.end(`HTTP/1.1 404 Not Found\r\ncontent-type: application/json\r\nx-hosted-platform: no such function\r\ncontent-length: ${NO_SUCH_FUNCTION.length}\r\nconnection: close\r\n\r\n${NO_SUCH_FUNCTION}`);
+        return;
+      }
+      const upstream = connect(to.port, "127.0.0.1", () => {
+        upstream.write(Buffer.concat([Buffer.from(`${method} ${to.target} ${version}`, "latin1"), head.subarray(end)]));
+        client.pipe(upstream);
+        upstream.pipe(client);
+        client.resume();
+      });
+      upstream.on("error", () => client.destroy());
+      client.on("error", () => upstream.destroy());
+      client.once("close", () => upstream.destroy());
+    };
+    client.on("data", onData);
+    client.on("error", () => client.destroy());
+  });
 }
