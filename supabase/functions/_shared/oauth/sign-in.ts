@@ -12,7 +12,11 @@ import type { Database } from "../db/database.ts";
 import { sendMail } from "../mail/mailer.ts";
 
 const SIGN_IN_WINDOW_SECONDS = 15 * 60;
-const EMAIL = /^[^@\s]{1,64}@[^@\s]{1,255}$/;
+// An address a mail relay takes as one recipient: a dot-atom local part (RFC 5322 atext, letters of
+// any script) and a host name, so nothing reaches the mailer that it would refuse (a 503 for the
+// person's typo) or read as a list or a display name (`,`, `<`, `"`).
+const LABEL = "[\\p{L}\\p{N}](?:[\\p{L}\\p{N}-]{0,61}[\\p{L}\\p{N}])?";
+const EMAIL = new RegExp(`^[\\p{L}\\p{N}!#$%&'*+/=?^_\`{|}~.-]{1,64}@(?=.{1,255}$)${LABEL}(?:\\.${LABEL})*$`, "u");
 const SIGN_IN_ID = /^[0-9a-f]{24}$/;
 
 export const isEmailAddress = (text: string) => EMAIL.test(text);
