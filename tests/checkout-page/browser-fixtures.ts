@@ -109,7 +109,7 @@ export function startHostedBrowserCheckout() {
       GATEWAY_DATABASE_URL: w.t.config.GATEWAY_DATABASE_URL, APP_ENV: "test", JWT_SECRET: TEST_JWT_SECRET,
       SECRETS_ENCRYPTION_KEY: w.t.config.SECRETS_ENCRYPTION_KEY!,
       EVM_CHAINS: JSON.stringify([{ chainId: w.anvil.chainId, rpcUrl: w.anvil.rpcUrl, confirmations: 1 }]),
-    }, 240_000);
+    }, { timeoutMs: 240_000 });
     onClose(() => hosted.stop());
     const pagesPath = `${new URL(hosted.root).pathname}/api`;
     return { checkout: hosted.origin, pagesPath, api: `${hosted.root}/api`, hosted };
