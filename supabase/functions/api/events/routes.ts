@@ -8,6 +8,7 @@ import { apiKeySecurity, jsonContent, ObjectId } from "../../_shared/http/openap
 const idParam = z.object({ eventId: ObjectId });
 
 export const listEvents = createRoute({
+  operationId: "listEvents",
   method: "get",
   path: "/api/v3/events",
   tags: ["Events"],
@@ -25,6 +26,7 @@ export const listEvents = createRoute({
 });
 
 export const createEvent = createRoute({
+  operationId: "createEvent",
   method: "post",
   path: "/api/v3/events",
   tags: ["Events"],
@@ -39,6 +41,7 @@ export const createEvent = createRoute({
 });
 
 export const getEvent = createRoute({
+  operationId: "getEvent",
   method: "get",
   path: "/api/v3/events/{eventId}",
   tags: ["Events"],
@@ -51,6 +54,7 @@ export const getEvent = createRoute({
 });
 
 export const updateEvent = createRoute({
+  operationId: "updateEvent",
   method: "patch",
   path: "/api/v3/events/{eventId}",
   tags: ["Events"],
@@ -62,6 +66,7 @@ export const updateEvent = createRoute({
 });
 
 export const deleteEvent = createRoute({
+  operationId: "deleteEvent",
   method: "delete",
   path: "/api/v3/events/{eventId}",
   tags: ["Events"],

@@ -2,6 +2,7 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { errorResponses } from "../../_shared/http/errors.ts";
 
 export const health = createRoute({
+  operationId: "getHealth",
   method: "get",
   path: "/health",
   tags: ["Operations"],
@@ -10,6 +11,7 @@ export const health = createRoute({
 });
 
 export const ready = createRoute({
+  operationId: "getReadiness",
   method: "get",
   path: "/ready",
   tags: ["Operations"],

@@ -9,6 +9,7 @@ import {
 import { SIWE_CLOCK_SKEW_SECONDS, SIWE_MAX_CHAIN_ID } from "../../_shared/identity/siwe.ts";
 
 export const getSession = createRoute({
+  operationId: "getAuthSession",
   method: "get",
   path: "/api/auth/get-session",
   tags: ["Identity"],
@@ -22,6 +23,7 @@ export const getSession = createRoute({
 });
 
 export const getMe = createRoute({
+  operationId: "getMe",
   method: "get",
   path: "/api/v3/me",
   tags: ["Identity"],
@@ -35,6 +37,7 @@ export const getMe = createRoute({
 });
 
 export const listCryptoAddresses = createRoute({
+  operationId: "listCryptoAddresses",
   method: "get",
   path: "/api/v3/me/crypto-addresses",
   tags: ["Identity"],
@@ -49,6 +52,7 @@ export const listCryptoAddresses = createRoute({
 });
 
 export const createSiweNonce = createRoute({
+  operationId: "createSiweNonce",
   method: "post",
   path: "/api/v3/me/crypto-addresses/nonce",
   tags: ["Identity"],
@@ -71,6 +75,7 @@ export const createSiweNonce = createRoute({
 });
 
 export const linkCryptoAddress = createRoute({
+  operationId: "linkCryptoAddress",
   method: "post",
   path: "/api/v3/me/crypto-addresses",
   tags: ["Identity"],
@@ -110,6 +115,7 @@ export const linkCryptoAddress = createRoute({
 });
 
 export const unlinkCryptoAddress = createRoute({
+  operationId: "unlinkCryptoAddress",
   method: "delete",
   path: "/api/v3/me/crypto-addresses/{address}",
   tags: ["Identity"],

@@ -13,6 +13,7 @@ const sessionSecurity = [{ SessionAuth: [] }];
 const errorBody = (description: string) => ({ description, ...jsonContent(ErrorBodySchema) });
 
 export const requestCode = createRoute({
+  operationId: "requestLocalAuthCode",
   method: "post",
   path: "/auth/v1/otp",
   tags: [TAG],
@@ -33,6 +34,7 @@ export const requestCode = createRoute({
 });
 
 export const verifyCode = createRoute({
+  operationId: "verifyLocalAuthCode",
   method: "post",
   path: "/auth/v1/verify",
   tags: [TAG],
@@ -51,6 +53,7 @@ export const verifyCode = createRoute({
 });
 
 export const refresh = createRoute({
+  operationId: "refreshLocalAuthSession",
   method: "post",
   path: "/auth/v1/token",
   tags: [TAG],
@@ -67,6 +70,7 @@ export const refresh = createRoute({
 });
 
 export const currentUser = createRoute({
+  operationId: "getLocalAuthUser",
   method: "get",
   path: "/auth/v1/user",
   tags: [TAG],
@@ -80,6 +84,7 @@ export const currentUser = createRoute({
 });
 
 export const logout = createRoute({
+  operationId: "logoutLocalAuthSession",
   method: "post",
   path: "/auth/v1/logout",
   tags: [TAG],
@@ -96,6 +101,7 @@ export const logout = createRoute({
 });
 
 export const jwks = createRoute({
+  operationId: "getLocalAuthJwks",
   method: "get",
   path: "/auth/v1/.well-known/jwks.json",
   tags: [TAG],
