@@ -7,6 +7,7 @@ export const health = createRoute({
   path: "/health",
   tags: ["Operations"],
   summary: "Liveness: the process answers",
+  security: [],
   responses: { 200: { description: "Alive", content: { "application/json": { schema: z.object({ status: z.literal("ok") }) } } } },
 });
 
@@ -16,6 +17,7 @@ export const ready = createRoute({
   path: "/ready",
   tags: ["Operations"],
   summary: "Readiness: the database answers and has every migration this code needs",
+  security: [],
   responses: {
     200: {
       description: "Ready",

@@ -18,6 +18,7 @@ export const requestCode = createRoute({
   path: "/auth/v1/otp",
   tags: [TAG],
   summary: "Mail a sign-in code (supabase-js auth.signInWithOtp({ email }))",
+  security: [],
   description:
     "Mails a 6-digit code to the address; it works once, for MCP_SIGN_IN_CODE_SECONDS, and a new code from the same client ends " +
     "that client's earlier one. An address gets one code per MCP_SIGN_IN_RESEND_SECONDS, whoever asks; codes are limited per " +
@@ -39,6 +40,7 @@ export const verifyCode = createRoute({
   path: "/auth/v1/verify",
   tags: [TAG],
   summary: "Sign in with the mailed code (supabase-js auth.verifyOtp({ email, token, type: 'email' }))",
+  security: [],
   description:
     "Spends the address's live code (the newest this client asked for, else the address's newest) and starts a session. A wrong, " +
     "spent or expired code answers 403 `otp_expired` and counts against the code's tries (MCP_SIGN_IN_MAX_ATTEMPTS), after which " +
@@ -58,6 +60,7 @@ export const refresh = createRoute({
   path: "/auth/v1/token",
   tags: [TAG],
   summary: "Refresh the session (supabase-js auth.refreshSession, and its automatic refresh)",
+  security: [],
   description:
     "Exchanges the refresh token for a new access token and a new refresh token. A refresh token works once: presenting a used " +
     "one again ends the whole session (400 `refresh_token_already_used`); an unknown, expired or signed-out one answers 400 " +
@@ -106,6 +109,7 @@ export const jwks = createRoute({
   path: "/auth/v1/.well-known/jwks.json",
   tags: [TAG],
   summary: "The public key of the access tokens (supabase-js auth.getClaims())",
+  security: [],
   responses: {
     200: { description: "A JWK set with the ES256 key", ...jsonContent(JwksSchema) },
   },
