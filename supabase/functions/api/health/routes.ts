@@ -1,14 +1,22 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { errorResponses } from "../../_shared/http/errors.ts";
 
+// The request limits every route enforces before it runs (the liveness probe reads no database, so no 503).
+const requestLimitRefusals = errorResponses();
+
 export const health = createRoute({
   operationId: "getHealth",
   method: "get",
   path: "/health",
   tags: ["Operations"],
   summary: "Liveness: the process answers",
+  description: "Answers 200 while the process serves requests; it reads no database, so it tells an orchestrator whether to restart the process, not whether to send it traffic (GET /ready)",
   security: [],
-  responses: { 200: { description: "Alive", content: { "application/json": { schema: z.object({ status: z.literal("ok") }) } } } },
+  responses: {
+    200: { description: "Alive", content: { "application/json": { schema: z.object({ status: z.literal("ok") }) } } },
+    414: requestLimitRefusals[414],
+    431: requestLimitRefusals[431],
+  },
 });
 
 export const ready = createRoute({
@@ -17,6 +25,7 @@ export const ready = createRoute({
   path: "/ready",
   tags: ["Operations"],
   summary: "Readiness: the database answers and has every migration this code needs",
+  description: "Answers 200 once the database answers and holds every migration this code needs; 503 (`database_unavailable`, `migrations_pending`, `unsafe_database_role`) otherwise, so a load balancer sends traffic only to a ready instance",
   security: [],
   responses: {
     200: {

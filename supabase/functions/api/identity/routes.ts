@@ -14,6 +14,7 @@ export const getSession = createRoute({
   path: "/api/auth/get-session",
   tags: ["Identity"],
   summary: "The user who owns the API key",
+  description: "The user and API key behind the `x-api-key` header: what a client reads to learn whom it acts as",
   security: apiKeySecurity,
   middleware: [requireApiKey] as const,
   responses: {
@@ -28,6 +29,7 @@ export const getMe = createRoute({
   path: "/api/v3/me",
   tags: ["Identity"],
   summary: "The authenticated user's profile",
+  description: "The profile of the user who owns the API key",
   security: apiKeySecurity,
   middleware: [requireApiKey] as const,
   responses: {
@@ -120,6 +122,7 @@ export const unlinkCryptoAddress = createRoute({
   path: "/api/v3/me/crypto-addresses/{address}",
   tags: ["Identity"],
   summary: "Unlink a wallet",
+  description: "Removes one of your linked wallet addresses on `chainId`. An address you have not linked answers 404",
   security: apiKeySecurity,
   middleware: [requireApiKey] as const,
   request: {
