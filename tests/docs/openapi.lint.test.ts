@@ -6,6 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { generateLocalAuthSigningKey } from "../../supabase/functions/_shared/app-auth/signing-key.ts";
 import { createTestContext, type TestContext } from "../setup/test-context.ts";
 
 const run = promisify(execFile);
@@ -16,7 +17,8 @@ let t: TestContext;
 let dir: string;
 let documentPath: string;
 beforeAll(async () => {
-  t = await createTestContext();
+  // With the local auth server on, so its routes are linted too.
+  t = await createTestContext({ LOCAL_AUTH_ENABLED: "true", LOCAL_AUTH_SIGNING_KEY: await generateLocalAuthSigningKey() });
   dir = mkdtempSync(join(tmpdir(), "openapi-lint-"));
   documentPath = join(dir, "openapi.json");
   writeFileSync(documentPath, await (await t.call("/api/v3/openapi")).text());

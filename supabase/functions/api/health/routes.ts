@@ -1,8 +1,5 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { errorResponses } from "../../_shared/http/errors.ts";
-
-// The request limits every route enforces before it runs (the liveness probe reads no database, so no 503).
-const requestLimitRefusals = errorResponses();
+import { errorResponses, requestLimitResponses } from "../../_shared/http/errors.ts";
 
 export const health = createRoute({
   operationId: "getHealth",
@@ -14,8 +11,7 @@ export const health = createRoute({
   security: [],
   responses: {
     200: { description: "Alive", content: { "application/json": { schema: z.object({ status: z.literal("ok") }) } } },
-    414: requestLimitRefusals[414],
-    431: requestLimitRefusals[431],
+    ...requestLimitResponses(),
   },
 });
 

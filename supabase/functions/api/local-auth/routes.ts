@@ -5,7 +5,7 @@ import { createRoute } from "@hono/zod-openapi";
 import {
   AuthSessionSchema, AuthUserSchema, JwksSchema, LogoutQuerySchema, OtpRequestSchema, OtpSentSchema, RefreshQuerySchema, RefreshRequestSchema, VerifyRequestSchema,
 } from "../../_shared/app-auth/schemas.ts";
-import { ErrorBodySchema, errorResponses } from "../../_shared/http/errors.ts";
+import { ErrorBodySchema, errorResponses, requestLimitResponses } from "../../_shared/http/errors.ts";
 import { jsonContent } from "../../_shared/http/openapi.ts";
 
 const TAG = "Local auth (Supabase Auth stand-in)";
@@ -78,6 +78,7 @@ export const currentUser = createRoute({
   path: "/auth/v1/user",
   tags: [TAG],
   summary: "The signed-in user (supabase-js auth.getUser())",
+  description: "The user of the access token in `Authorization: Bearer`, as long as its session has not ended.",
   security: sessionSecurity,
   responses: {
     200: { description: "The user of the session", ...jsonContent(AuthUserSchema) },
@@ -109,8 +110,10 @@ export const jwks = createRoute({
   path: "/auth/v1/.well-known/jwks.json",
   tags: [TAG],
   summary: "The public key of the access tokens (supabase-js auth.getClaims())",
+  description: "The JWK set a client verifies access tokens with, without a call per token.",
   security: [],
   responses: {
     200: { description: "A JWK set with the ES256 key", ...jsonContent(JwksSchema) },
+    ...requestLimitResponses(),
   },
 });
