@@ -99,6 +99,7 @@ describe("tools/call", () => {
 
     const refused = await client.callTool({ name: "call_api", arguments: { operationId: "retryCheckoutWebhook", pathParameters: { checkoutId: hub.id } } });
     expect(refused).toMatchObject(toolError("missing_permission"));
+    // The ids derived from method and path before operationIds existed are not aliases.
     const unknown = await client.callTool({ name: "call_api", arguments: { operationId: "post_api_v3_hubs" } });
     expect(unknown).toMatchObject(toolError("unknown_operation"));
   });
