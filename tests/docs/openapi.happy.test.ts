@@ -63,6 +63,27 @@ describe("API documentation", () => {
     expect(doc.components.schemas.Error.required).toEqual(expect.arrayContaining(["error", "message", "code", "timestamp", "request_id"]));
   });
 
+  it("names its license and contact, declares a described tag per resource and tags every operation with one", async () => {
+    const doc = await (await t.call("/api/v3/openapi")).json();
+    expect(doc.info.license.name).toBeTruthy();
+    expect(doc.info.contact.url).toBeTruthy();
+    const declared = new Map<string, string>(doc.tags.map((tag: { name: string; description: string }) => [tag.name, tag.description]));
+    expect(declared.size).toBe(doc.tags.length);
+    for (const [name, description] of declared) expect(description, name).toBeTruthy();
+    for (const { path, method, op } of operations(doc)) {
+      expect(op.tags?.length, `${method} ${path}`).toBeGreaterThan(0);
+      for (const tag of op.tags) expect([...declared.keys()], `${method} ${path}`).toContain(tag);
+    }
+  });
+
+  it("declares security on every operation, `security: []` on the ones that take no credential", async () => {
+    const doc = await (await t.call("/api/v3/openapi")).json();
+    const undeclared = operations(doc).filter(({ op }) => !Array.isArray(op.security ?? doc.security)).map(({ method, path }) => `${method} ${path}`);
+    expect(undeclared).toEqual([]);
+    expect(doc.paths["/health"].get.security).toEqual([]);
+    expect(doc.paths["/ready"].get.security).toEqual([]);
+  });
+
   it("generates /llms.txt from the same description", async () => {
     const doc = await (await t.call("/api/v3/openapi")).json();
     const response = await t.call("/llms.txt");

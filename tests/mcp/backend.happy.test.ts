@@ -87,19 +87,20 @@ describe("tools/call", () => {
   it("the raw API tool lists operations and calls one by its id", async () => {
     const listed = await client.callTool({ name: "list_operations", arguments: {} });
     const ids = (listed.structuredContent as { items: Array<{ operationId: string }> }).items.map((o) => o.operationId);
-    expect(ids).toContain("post_api_v3_checkout_sessions");
-    expect(ids).toContain("get_api_v3_events_eventId");
-    expect(ids).not.toContain("get_health");
+    expect(ids).toContain("createCheckoutSession");
+    expect(ids).toContain("getEvent");
+    expect(ids).not.toContain("getHealth");
 
-    const created = await client.callTool({ name: "call_api", arguments: { operationId: "post_api_v3_hubs", body: { name: "Raw hub", hubType: "group" } } });
+    const created = await client.callTool({ name: "call_api", arguments: { operationId: "createHub", body: { name: "Raw hub", hubType: "group" } } });
     expect(created.isError).toBeFalsy();
     const hub = created.structuredContent as { id: string };
-    const read = await client.callTool({ name: "call_api", arguments: { operationId: "get_api_v3_hubs_hubId", pathParameters: { hubId: hub.id } } });
+    const read = await client.callTool({ name: "call_api", arguments: { operationId: "getHub", pathParameters: { hubId: hub.id } } });
     expect(read.structuredContent).toEqual(await (await t.call(`/api/v3/hubs/${hub.id}`, { key: user.key })).json());
 
-    const refused = await client.callTool({ name: "call_api", arguments: { operationId: "post_api_v3_checkout_sessions_checkoutId_webhook_retry", pathParameters: { checkoutId: hub.id } } });
+    const refused = await client.callTool({ name: "call_api", arguments: { operationId: "retryCheckoutWebhook", pathParameters: { checkoutId: hub.id } } });
     expect(refused).toMatchObject(toolError("missing_permission"));
-    const unknown = await client.callTool({ name: "call_api", arguments: { operationId: "get_mcp_backend" } });
+    // The ids derived from method and path before operationIds existed are not aliases.
+    const unknown = await client.callTool({ name: "call_api", arguments: { operationId: "post_api_v3_hubs" } });
     expect(unknown).toMatchObject(toolError("unknown_operation"));
   });
 

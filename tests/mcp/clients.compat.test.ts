@@ -93,7 +93,7 @@ const checkoutRequest = (collectionId: string) => ({
 const CALLS: Record<string, (answers: Answers, world: World) => Args> = {
   get_me: () => ({}),
   list_operations: () => ({}),
-  call_api: () => ({ operationId: "get_api_v3_me" }),
+  call_api: () => ({ operationId: "getMe" }),
   list_events: () => ({ scope: "mine" }),
   create_event: () => eventBody({ status: "PUBLISHED" }), // published: open for reservations
   get_event: (a) => ({ eventId: eventId(a) }),

@@ -10,7 +10,8 @@ import { connectClient, inProcessFetch } from "./mcp-fixtures.ts";
 
 const METHODS = ["get", "post", "put", "patch", "delete"];
 let t: TestContext;
-let document: { paths: Record<string, Record<string, { security?: Array<Record<string, unknown>> }>> };
+type DocumentedOperation = { operationId?: string; security?: Array<Record<string, unknown>> };
+let document: { paths: Record<string, Record<string, DocumentedOperation>> };
 
 beforeAll(async () => {
   t = await createTestContext();
@@ -18,13 +19,22 @@ beforeAll(async () => {
 });
 afterAll(async () => t.close());
 
-const documented = (filter: (operation: { security?: Array<Record<string, unknown>> }) => boolean = () => true) =>
-  Object.entries(document.paths).filter(([path]) => !path.startsWith("/functions/v1/")).flatMap(([path, item]) =>
-    Object.entries(item).filter(([method, operation]) => METHODS.includes(method) && filter(operation)).map(([method]) => operationIdOf(method, path)));
+const operationsOf = (paths: typeof document.paths) =>
+  Object.entries(paths).flatMap(([path, item]) => Object.entries(item).filter(([method]) => METHODS.includes(method)).map(([method, operation]) => ({ method, path, operation })));
+
+const documented = (filter: (operation: DocumentedOperation) => boolean = () => true) =>
+  operationsOf(document.paths).filter(({ path, operation }) => !path.startsWith("/functions/v1/") && filter(operation)).map(({ operation }) => operation.operationId);
 
 describe("the operation registry", () => {
+  it("gives every documented operation a unique camelCase operationId", () => {
+    const operations = operationsOf(document.paths);
+    const ids = operations.map(({ operation }) => operation.operationId);
+    for (const { method, path, operation } of operations) expect(operation.operationId, `${method} ${path}`).toMatch(/^[a-z][a-zA-Z0-9]*$/);
+    expect(new Set(ids).size).toBe(ids.length);
+  });
+
   it("binds each OpenAPI operation id to exactly one operation, and documents every registered one", () => {
-    const registered = endpoints.map((e) => operationIdOf(e.route.method, e.route.path));
+    const registered = endpoints.map((e) => operationIdOf(e.route));
     expect(new Set(registered).size).toBe(registered.length);
     expect([...registered].sort()).toEqual(documented().sort());
     for (const { operation } of endpoints) expect(typeof operation.run, operation.name).toBe("function");

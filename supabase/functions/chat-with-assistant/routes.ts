@@ -116,6 +116,7 @@ calls, tool results cut at ${CHAT_LIMITS.toolResultChars} characters for the mod
 
 export const chatRoute = functionRoute({
   name: "chat-with-assistant",
+  operationId: "chatWithAssistant",
   summary: "Chat with the assistant",
   description: DESCRIPTION,
   body: ChatRequestSchema,

@@ -5,6 +5,7 @@ import { jsonContent } from "../_shared/http/openapi.ts";
 
 export const discoverRoute = functionRoute({
   name: "discover-mcp-capabilities",
+  operationId: "discoverMcpCapabilities",
   summary: "Discover and register the MCP tools the assistant may offer",
   description: "Lists the tools of the service's own public MCP surface (for an app session: every public tool, run as you) " +
     "and of each MCP server the service is configured with, and registers them: `new_capabilities` counts the tools seen " +

@@ -20,6 +20,7 @@ export const RenameAnswerSchema = z.object({
 
 export const renameRoute = functionRoute({
   name: "rename-chat-for-event",
+  operationId: "renameChatForEvent",
   summary: "Name a chat room after an event",
   description: "Names your room `roomId` from its event's title and description (or `eventTitle` and `context`) with one short " +
     "completion (RENAME_CHAT_FOR_EVENT_MODEL), cleaned of quotes and markdown and capped at 60 characters; when the provider " +

@@ -23,6 +23,7 @@ export const TranscribeAnswerSchema = z.object({
 
 export const transcribeRoute = functionRoute({
   name: "transcribe-audio",
+  operationId: "transcribeAudio",
   summary: "Transcribe a voice message",
   description: "Transcribes the audio with the configured provider (TRANSCRIBE_AUDIO_MODEL) and stores the transcription on your " +
     "message `messageId` in room `roomId`. The audio's format is recognised from its bytes. 413 `audio_too_large` past 25 MB, " +

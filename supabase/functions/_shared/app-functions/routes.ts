@@ -22,6 +22,7 @@ const FUNCTION_ERRORS = {
 /** The route of function `name`: POST /<name> with a JSON body, the app session, and the common error answers. */
 export function functionRoute<B extends z.ZodType, R extends RouteConfig["responses"][number]>(definition: {
   name: string;
+  operationId: string;
   summary: string;
   description: string;
   body: B;
@@ -30,6 +31,7 @@ export function functionRoute<B extends z.ZodType, R extends RouteConfig["respon
   response: R;
 }) {
   return createRoute({
+    operationId: definition.operationId,
     method: "post",
     path: `/${definition.name}`,
     tags: ["App functions"],

@@ -38,10 +38,10 @@ export function endpoint<R extends RouteConfig, I>(route: R, operation: Operatio
   return { route, operation, input };
 }
 
-/** The stable id of a route in the OpenAPI document: POST /api/v3/checkout/sessions -> post_api_v3_checkout_sessions. */
-export function operationIdOf(method: string, path: string): string {
-  const segments = path.split("/").filter(Boolean).map((segment) => segment.replace(/[{}]/g, "").replace(/[^A-Za-z0-9]+/g, "_"));
-  return [method.toLowerCase(), ...segments].join("_");
+/** The route's OpenAPI operationId, set where the route is defined (e.g. createCheckoutSession). */
+export function operationIdOf(route: RouteConfig): string {
+  if (!route.operationId) throw new Error(`${route.method.toUpperCase()} ${route.path} has no operationId`);
+  return route.operationId;
 }
 
 /** The answer as an HTTP response. */

@@ -46,6 +46,12 @@ export function errorResponse(c: Context, error: ApiError): Response {
   return c.json(errorBody(requestId, error.code, error.message, error.details), error.status, error.headers);
 }
 
+/** The refusals of the request limits every route enforces before it runs: all a route that reads no database can answer. */
+export function requestLimitResponses() {
+  const { 414: uriTooLong, 431: headersTooLarge } = errorResponses();
+  return { 414: uriTooLong!, 431: headersTooLarge! };
+}
+
 /**
  * OpenAPI response entries for the error statuses a route can answer, plus the request limits every
  * route enforces (414, 431) and the database outage every route can meet (503).

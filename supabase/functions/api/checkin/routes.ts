@@ -27,7 +27,7 @@ type Responses = RouteConfig["responses"];
 
 /** A route of this domain: API key or app session, the common refusals plus `responses`. */
 function checkinRoute<P extends string, M extends RouteConfig["method"], R extends NonNullable<RouteConfig["request"]>>(definition: {
-  method: M; path: P; tags: string[]; summary: string; description: string; request: R; responses: Responses;
+  operationId: string; method: M; path: P; tags: string[]; summary: string; description: string; request: R; responses: Responses;
 }) {
   return createRoute({
     ...definition,
@@ -44,6 +44,7 @@ const OWNER_ONLY = "For the event's owner (403 `not_event_owner`; 404 `event_not
 // ---- Settings and staff ----
 
 export const getCheckInSettings = checkinRoute({
+  operationId: "getCheckInSettings",
   method: "get", path: "/api/v3/events/{eventId}/check-in/settings", tags: DOOR,
   summary: "The event's reservation settings",
   description: `Capacity, approval, waitlist and registration window. An event never configured has the defaults: no capacity, no approval, waitlist on, always open. ${STAFF_ONLY}`,
@@ -52,6 +53,7 @@ export const getCheckInSettings = checkinRoute({
 });
 
 export const saveCheckInSettings = checkinRoute({
+  operationId: "saveCheckInSettings",
   method: "put", path: "/api/v3/events/{eventId}/check-in/settings", tags: DOOR,
   summary: "Change the event's reservation settings",
   description: "Fields you send change; `null` clears capacity or a window bound. Raising the capacity (or clearing it) approves " +
@@ -62,6 +64,7 @@ export const saveCheckInSettings = checkinRoute({
 });
 
 export const listStaff = checkinRoute({
+  operationId: "listEventStaff",
   method: "get", path: "/api/v3/events/{eventId}/staff", tags: DOOR,
   summary: "The event's check-in staff",
   description: `People with the \`checker\` role: they scan, bind bracelets and read attendees and counts. ${OWNER_ONLY}`,
@@ -70,6 +73,7 @@ export const listStaff = checkinRoute({
 });
 
 export const addStaff = checkinRoute({
+  operationId: "addEventStaff",
   method: "post", path: "/api/v3/events/{eventId}/staff", tags: DOOR,
   summary: "Add a checker",
   description: "By user id or by the e-mail of their account (404 `user_not_found`). 201 added; 200 already staff. The owner " +
@@ -83,6 +87,7 @@ export const addStaff = checkinRoute({
 });
 
 export const removeStaff = checkinRoute({
+  operationId: "removeEventStaff",
   method: "delete", path: "/api/v3/events/{eventId}/staff/{userId}", tags: DOOR,
   summary: "Remove a checker",
   description: `Their scans stay recorded. 404 \`staff_not_found\` when the user is not staff. ${OWNER_ONLY}`,
@@ -93,6 +98,7 @@ export const removeStaff = checkinRoute({
 // ---- Reservations ----
 
 export const reserve = checkinRoute({
+  operationId: "createReservation",
   method: "post", path: "/api/v3/events/{eventId}/reservations", tags: RESERVATIONS,
   summary: "Reserve a spot",
   description: "For you (the key's owner or the session's person), at a PUBLISHED event you can see. One active reservation per " +
@@ -111,6 +117,7 @@ export const reserve = checkinRoute({
 });
 
 export const listEventReservations = checkinRoute({
+  operationId: "listEventReservations",
   method: "get", path: "/api/v3/events/{eventId}/reservations", tags: RESERVATIONS,
   summary: "The event's reservations (host and staff)",
   description: "Oldest first by default is `order=asc`; `status` filters, `search` matches the attendee's name or e-mail; page with " +
@@ -120,6 +127,7 @@ export const listEventReservations = checkinRoute({
 });
 
 export const listMyReservations = checkinRoute({
+  operationId: "listMyReservations",
   method: "get", path: "/api/v3/me/reservations", tags: RESERVATIONS,
   summary: "Your reservations",
   description: "Every reservation you made, newest first by default, with the same filters and paging as the host's list.",
@@ -128,6 +136,7 @@ export const listMyReservations = checkinRoute({
 });
 
 export const getReservation = checkinRoute({
+  operationId: "getReservation",
   method: "get", path: "/api/v3/events/{eventId}/reservations/{reservationId}", tags: RESERVATIONS,
   summary: "One reservation",
   description: "Yours, or any of the event's for its owner and staff (404 `reservation_not_found` otherwise).",
@@ -136,6 +145,7 @@ export const getReservation = checkinRoute({
 });
 
 export const cancelReservation = checkinRoute({
+  operationId: "cancelReservation",
   method: "post", path: "/api/v3/events/{eventId}/reservations/{reservationId}/cancel", tags: RESERVATIONS,
   summary: "Cancel your reservation",
   description: "Its seat goes to the oldest waitlisted reservation in the same transaction. Cancelling again answers the cancelled " +
@@ -145,6 +155,7 @@ export const cancelReservation = checkinRoute({
 });
 
 export const approveReservation = checkinRoute({
+  operationId: "approveReservation",
   method: "post", path: "/api/v3/events/{eventId}/reservations/{reservationId}/approve", tags: RESERVATIONS,
   summary: "Approve a pending or waitlisted reservation",
   description: "Needs a free seat (409 `event_full`); a cancelled one stays cancelled (409 `reservation_cancelled`); approving " +
@@ -154,6 +165,7 @@ export const approveReservation = checkinRoute({
 });
 
 export const declineReservation = checkinRoute({
+  operationId: "declineReservation",
   method: "post", path: "/api/v3/events/{eventId}/reservations/{reservationId}/decline", tags: RESERVATIONS,
   summary: "Decline a reservation",
   description: "Its ticket is revoked; a seat it held goes to the oldest waitlisted reservation in the same transaction. " +
@@ -163,6 +175,7 @@ export const declineReservation = checkinRoute({
 });
 
 export const getTicket = checkinRoute({
+  operationId: "getTicket",
   method: "get", path: "/api/v3/events/{eventId}/reservations/{reservationId}/ticket", tags: RESERVATIONS,
   summary: "Your ticket (the QR code's content)",
   description: "For your approved reservation (409 `reservation_not_approved` otherwise; 404 for anyone else's). The token is " +
@@ -172,6 +185,7 @@ export const getTicket = checkinRoute({
 });
 
 export const reissueTicket = checkinRoute({
+  operationId: "reissueTicket",
   method: "post", path: "/api/v3/events/{eventId}/reservations/{reservationId}/ticket/reissue", tags: RESERVATIONS,
   summary: "Re-issue your ticket",
   description: "A new version: QR codes of earlier versions scan as `revoked` (a lost phone, a shared screenshot). Only the person " +
@@ -181,6 +195,7 @@ export const reissueTicket = checkinRoute({
 });
 
 export const getAccess = checkinRoute({
+  operationId: "getEventAccess",
   method: "get", path: "/api/v3/events/{eventId}/access", tags: RESERVATIONS,
   summary: "What your wallets grant at this event",
   description: "Reads every access rule of the event from its chain over your linked addresses (EVM: one multicall per rule at one " +
@@ -194,6 +209,7 @@ export const getAccess = checkinRoute({
 // ---- The door ----
 
 export const scan = checkinRoute({
+  operationId: "scanTicket",
   method: "post", path: "/api/v3/events/{eventId}/check-ins", tags: DOOR,
   summary: "Scan a ticket, a bracelet, or check someone in by reservation",
   description: "Answers 200 with the recorded scan: `result` says admitted (or exited) or why not, with the attendee's name. " +
@@ -213,6 +229,7 @@ export const scan = checkinRoute({
 });
 
 export const recordOfflineScans = checkinRoute({
+  operationId: "recordOfflineScans",
   method: "post", path: "/api/v3/events/{eventId}/check-ins/offline", tags: DOOR,
   summary: "Upload scans a device made offline",
   description: "Up to 10,000 scans (body up to 8 MiB), decided in the order they were made (`scannedAt`): the first entry of a " +
@@ -227,6 +244,7 @@ export const recordOfflineScans = checkinRoute({
 });
 
 export const undoScan = checkinRoute({
+  operationId: "undoScan",
   method: "post", path: "/api/v3/events/{eventId}/check-ins/{scanId}/undo", tags: DOOR,
   summary: "Undo an admission or an exit",
   description: "The person's presence goes back and the tokens the admission claimed are free again. Undoing again answers the " +
@@ -237,6 +255,7 @@ export const undoScan = checkinRoute({
 });
 
 export const attendanceMint = checkinRoute({
+  operationId: "mintAttendance",
   method: "post", path: "/api/v3/events/{eventId}/check-ins/{scanId}/attendance-mint", tags: DOOR,
   summary: "Mint the attendee's proof of attendance, gas paid by a sponsor",
   description: "A sponsored check-in: one token of `collectionId` to the attendee of an admission, sent by the service's relayer " +
@@ -269,6 +288,7 @@ export const attendanceMint = checkinRoute({
 });
 
 export const counts = checkinRoute({
+  operationId: "getCheckInCounts",
   method: "get", path: "/api/v3/events/{eventId}/check-in/counts", tags: DOOR,
   summary: "Live counts",
   description: `Approved, pending and waitlisted reservations, how many checked in, and who is inside now. ${STAFF_ONLY}`,
@@ -277,6 +297,7 @@ export const counts = checkinRoute({
 });
 
 export const manifest = checkinRoute({
+  operationId: "getCheckInManifest",
   method: "get", path: "/api/v3/events/{eventId}/check-in/manifest", tags: DOOR,
   summary: "Everything an offline scanner needs",
   description: "The public ticket keys and every approved reservation's ticket version, name, presence and bound bracelets. A scanner " +
@@ -286,6 +307,7 @@ export const manifest = checkinRoute({
 });
 
 export const ticketKeys = checkinRoute({
+  operationId: "listTicketKeys",
   method: "get", path: "/api/v3/check-in/keys", tags: DOOR,
   summary: "The public keys of tickets (JWKS)",
   description: `Ed25519 keys (\`alg: EdDSA\`) by \`kid\`; during a rotation the old key is still listed. ${notConfigured}`,
@@ -296,6 +318,7 @@ export const ticketKeys = checkinRoute({
 // ---- Bracelets ----
 
 export const bindBracelet = checkinRoute({
+  operationId: "bindBracelet",
   method: "post", path: "/api/v3/events/{eventId}/bracelets", tags: DOOR,
   summary: "Bind an NFC bracelet to an approved reservation",
   description: "The UID is normalised (upper-case hex, separators dropped; 4, 7 or 10 bytes). 201 bound; 200 this pair was bound " +
@@ -315,6 +338,7 @@ export const bindBracelet = checkinRoute({
 const braceletParam = eventParam.extend({ braceletId: ObjectId });
 
 export const unbindBracelet = checkinRoute({
+  operationId: "unbindBracelet",
   method: "post", path: "/api/v3/events/{eventId}/bracelets/{braceletId}/unbind", tags: DOOR,
   summary: "Unbind a bracelet (returned)",
   description: `It scans as \`unknown\` afterwards and can be bound again. A released bracelet is answered as it is. ${STAFF_ONLY}`,
@@ -323,6 +347,7 @@ export const unbindBracelet = checkinRoute({
 });
 
 export const markBraceletLost = checkinRoute({
+  operationId: "markBraceletLost",
   method: "post", path: "/api/v3/events/{eventId}/bracelets/{braceletId}/lost", tags: DOOR,
   summary: "Mark a bracelet lost",
   description: `It scans as \`revoked\` from now on; bind a new one to the reservation. ${STAFF_ONLY}`,

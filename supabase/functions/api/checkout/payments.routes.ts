@@ -20,6 +20,7 @@ const SECRET_AUTH = "Authenticated only by `X-Checkout-Client-Secret`: a wrong o
   "unknown checkout id (404 `not_found`).";
 
 export const preparePayment = createRoute({
+  operationId: "preparePayment",
   method: "post",
   path: "/api/v3/checkout/sessions/{checkoutId}/payments",
   tags,
@@ -44,6 +45,7 @@ export const preparePayment = createRoute({
 });
 
 export const reportPaymentTransaction = createRoute({
+  operationId: "reportPaymentTransaction",
   method: "post",
   path: "/api/v3/checkout/sessions/{checkoutId}/payments/{attemptId}/transaction",
   tags,
@@ -65,6 +67,7 @@ export const reportPaymentTransaction = createRoute({
 });
 
 export const confirmPayment = createRoute({
+  operationId: "confirmPayment",
   method: "post",
   path: "/api/v3/checkout/sessions/{checkoutId}/confirm",
   tags,

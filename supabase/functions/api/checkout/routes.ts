@@ -17,6 +17,7 @@ export const checkoutIdParam = z.object({ checkoutId: ObjectId });
 const tags = ["Checkout"];
 
 export const createCheckoutSession = createRoute({
+  operationId: "createCheckoutSession",
   method: "post",
   path: "/api/v3/checkout/sessions",
   tags,
@@ -42,6 +43,7 @@ export const clientSecretSecurity = [{ CheckoutClientSecret: [] }];
 export const clientSecretHeaders = z.object({ [CLIENT_SECRET_HEADER]: z.string().optional() });
 
 export const getClientCheckoutSession = createRoute({
+  operationId: "getClientCheckoutSession",
   method: "get",
   path: "/api/v3/checkout/sessions/{checkoutId}",
   tags,
@@ -62,6 +64,7 @@ export const getClientCheckoutSession = createRoute({
 });
 
 export const retryCheckoutWebhook = createRoute({
+  operationId: "retryCheckoutWebhook",
   method: "post",
   path: "/api/v3/checkout/sessions/{checkoutId}/webhook/retry",
   tags,
@@ -81,6 +84,7 @@ export const retryCheckoutWebhook = createRoute({
 });
 
 export const listCheckoutWebhookDeliveries = createRoute({
+  operationId: "listCheckoutWebhookDeliveries",
   method: "get",
   path: "/api/v3/checkout/sessions/{checkoutId}/webhook/deliveries",
   tags,

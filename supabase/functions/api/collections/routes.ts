@@ -35,6 +35,7 @@ export const chainUnavailableResponse = {
 };
 
 export const registerCollection = createRoute({
+  operationId: "registerCollection",
   method: "post",
   path: "/api/v3/nft-collection",
   tags: ["NFT collections"],
@@ -55,6 +56,7 @@ export const registerCollection = createRoute({
 });
 
 export const listCollections = createRoute({
+  operationId: "listCollections",
   method: "get",
   path: "/api/v3/nft-collection",
   tags: ["NFT collections"],
@@ -69,6 +71,7 @@ export const listCollections = createRoute({
 });
 
 export const getCollection = createRoute({
+  operationId: "getCollection",
   method: "get",
   path: "/api/v3/nft-collection/{collectionId}",
   tags: ["NFT collections"],

@@ -39,6 +39,24 @@ const DESCRIPTION =
   "REST API v3 of the token-gated events service: identity, events, hubs, venues, NFT checkout and the sponsored-gas ledger. " +
   "Authenticate with the `x-api-key` header.";
 
+/** One tag per resource; every operation carries one of these (tests/docs checks it). */
+export const TAGS = [
+  { name: "Operations", description: "Liveness and readiness probes; no credential." },
+  { name: "Identity", description: "Who the key belongs to: the session, linked crypto addresses (SIWE), MCP grants and the MCP audit log." },
+  { name: "Events", description: "Events with visibility and NFT access rules." },
+  { name: "Reservations", description: "Reserving a place at an event, approval, cancellation, tickets and the access check." },
+  { name: "Check-in", description: "The door: settings, staff, scans online and offline, counts, manifest, ticket keys, bracelets, attendance mints." },
+  { name: "Hubs", description: "Hubs (groups and organisations) and their membership." },
+  { name: "Venues", description: "Address autocomplete for venues." },
+  { name: "NFT collections", description: "EVM NFT collections registered for access rules and checkout." },
+  { name: "Sui collections", description: "Sui NFT collections published by the service." },
+  { name: "Checkout", description: "NFT checkout sessions, their payments and the checkout.completed webhook's deliveries." },
+  { name: "Sponsorship", description: "The sponsored-gas ledger: balances, deposits, usage, eligibility checks and the provider's verifier." },
+  { name: "Gasless relays", description: "Gasless transactions relayed for venues and NFT collections." },
+  { name: "App functions", description: "The check-in app's backend functions (/functions/v1/<name>), authenticated by the app session." },
+  { name: "Local auth (Supabase Auth stand-in)", description: "The local development stand-in for Supabase Auth's e-mail code sign-in (/auth/v1); served only with LOCAL_AUTH_ENABLED." },
+];
+
 /** @scalar/api-reference as pinned in package.json (tests/docs checks that they agree). */
 export const SCALAR_VERSION = "1.72.1";
 const SCALAR_CDN = `https://cdn.jsdelivr.net/npm/@scalar/api-reference@${SCALAR_VERSION}/dist/browser/standalone.js`;
@@ -109,7 +127,15 @@ export function registerDocs(app: OpenAPIHono<AppEnv>, publicApiRoot: string) {
   let llmsTxt: string | undefined;
   const openApiDocument = () => (document ??= withApiFunctionServers(app.getOpenAPI31Document({
     openapi: "3.1.0",
-    info: { title: "Events, hubs, sponsorship and NFT checkout API", version: "3.0.0", description: DESCRIPTION },
+    info: {
+      title: "Events, hubs, sponsorship and NFT checkout API",
+      version: "3.0.0",
+      description: DESCRIPTION,
+      // The repository declares no open-source license: the API is offered under the operator's terms.
+      license: { name: "Proprietary", url: `${publicApiRoot.replace(/\/+$/, "")}/api/v3/docs` },
+      contact: { name: "API reference and support", url: `${publicApiRoot.replace(/\/+$/, "")}/api/v3/docs` },
+    },
+    tags: TAGS,
     servers: [{ url: publicApiRoot, description: "API root; REST v3 lives under /api/v3" }],
   }), publicApiRoot));
   const llms = () => (llmsTxt ??= renderLlmsTxt(openApiDocument(), { authentication: AUTHENTICATION, errors: ERRORS, limits: LIMITS }));

@@ -8,6 +8,7 @@ import { apiKeySecurity, jsonContent, ObjectId } from "../../_shared/http/openap
 const idParam = z.object({ eventId: ObjectId });
 
 export const listEvents = createRoute({
+  operationId: "listEvents",
   method: "get",
   path: "/api/v3/events",
   tags: ["Events"],
@@ -25,10 +26,12 @@ export const listEvents = createRoute({
 });
 
 export const createEvent = createRoute({
+  operationId: "createEvent",
   method: "post",
   path: "/api/v3/events",
   tags: ["Events"],
   summary: "Create an event with NFT access and visibility rules",
+  description: "Creates an event owned by the key's owner, with its visibility and NFT access rules; answers the event as GET /api/v3/events/{eventId} reads it",
   security: apiKeySecurity,
   middleware: [requireApiKey] as const,
   request: { body: { required: true, ...jsonContent(CreateEventSchema) } },
@@ -39,6 +42,7 @@ export const createEvent = createRoute({
 });
 
 export const getEvent = createRoute({
+  operationId: "getEvent",
   method: "get",
   path: "/api/v3/events/{eventId}",
   tags: ["Events"],
@@ -51,10 +55,12 @@ export const getEvent = createRoute({
 });
 
 export const updateEvent = createRoute({
+  operationId: "updateEvent",
   method: "patch",
   path: "/api/v3/events/{eventId}",
   tags: ["Events"],
   summary: "Change an event (owner only)",
+  description: "Changes the fields sent and leaves the others as they are; only the event's owner may (403 `not_event_owner`, 404 when the event is not visible to you)",
   security: apiKeySecurity,
   middleware: [requireApiKey] as const,
   request: { params: idParam, body: { required: true, ...jsonContent(UpdateEventSchema) } },
@@ -62,10 +68,12 @@ export const updateEvent = createRoute({
 });
 
 export const deleteEvent = createRoute({
+  operationId: "deleteEvent",
   method: "delete",
   path: "/api/v3/events/{eventId}",
   tags: ["Events"],
   summary: "Delete an event (owner only)",
+  description: "Deletes the event; only the event's owner may (403 `not_event_owner`, 404 when the event is not visible to you)",
   security: apiKeySecurity,
   middleware: [requireApiKey] as const,
   request: { params: idParam },

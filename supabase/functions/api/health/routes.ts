@@ -1,19 +1,28 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { errorResponses } from "../../_shared/http/errors.ts";
+import { errorResponses, requestLimitResponses } from "../../_shared/http/errors.ts";
 
 export const health = createRoute({
+  operationId: "getHealth",
   method: "get",
   path: "/health",
   tags: ["Operations"],
   summary: "Liveness: the process answers",
-  responses: { 200: { description: "Alive", content: { "application/json": { schema: z.object({ status: z.literal("ok") }) } } } },
+  description: "Answers 200 while the process serves requests; it reads no database, so it tells an orchestrator whether to restart the process, not whether to send it traffic (GET /ready)",
+  security: [],
+  responses: {
+    200: { description: "Alive", content: { "application/json": { schema: z.object({ status: z.literal("ok") }) } } },
+    ...requestLimitResponses(),
+  },
 });
 
 export const ready = createRoute({
+  operationId: "getReadiness",
   method: "get",
   path: "/ready",
   tags: ["Operations"],
   summary: "Readiness: the database answers and has every migration this code needs",
+  description: "Answers 200 once the database answers and holds every migration this code needs; 503 (`database_unavailable`, `migrations_pending`, `unsafe_database_role`) otherwise, so a load balancer sends traffic only to a ready instance",
+  security: [],
   responses: {
     200: {
       description: "Ready",

@@ -8,6 +8,7 @@ import { CreateHubSchema, HubListQuery, HubSchema, UpdateHubSchema } from "../..
 const idParam = z.object({ hubId: ObjectId });
 
 export const listHubs = createRoute({
+  operationId: "listHubs",
   method: "get",
   path: "/api/v3/hubs",
   tags: ["Hubs"],
@@ -26,6 +27,7 @@ export const listHubs = createRoute({
 });
 
 export const createHub = createRoute({
+  operationId: "createHub",
   method: "post",
   path: "/api/v3/hubs",
   tags: ["Hubs"],
@@ -40,6 +42,7 @@ export const createHub = createRoute({
 });
 
 export const getHub = createRoute({
+  operationId: "getHub",
   method: "get",
   path: "/api/v3/hubs/{hubId}",
   tags: ["Hubs"],
@@ -52,6 +55,7 @@ export const getHub = createRoute({
 });
 
 export const updateHub = createRoute({
+  operationId: "updateHub",
   method: "put",
   path: "/api/v3/hubs/{hubId}",
   tags: ["Hubs"],
@@ -72,6 +76,7 @@ export const updateHub = createRoute({
 });
 
 export const deleteHub = createRoute({
+  operationId: "deleteHub",
   method: "delete",
   path: "/api/v3/hubs/{hubId}",
   tags: ["Hubs"],
@@ -86,6 +91,7 @@ export const deleteHub = createRoute({
 });
 
 export const joinHub = createRoute({
+  operationId: "joinHub",
   method: "post",
   path: "/api/v3/hubs/{hubId}/members",
   tags: ["Hubs"],
@@ -106,6 +112,7 @@ export const joinHub = createRoute({
 });
 
 export const leaveHub = createRoute({
+  operationId: "leaveHub",
   method: "delete",
   path: "/api/v3/hubs/{hubId}/members/me",
   tags: ["Hubs"],

@@ -9,10 +9,12 @@ import {
 import { SIWE_CLOCK_SKEW_SECONDS, SIWE_MAX_CHAIN_ID } from "../../_shared/identity/siwe.ts";
 
 export const getSession = createRoute({
+  operationId: "getAuthSession",
   method: "get",
   path: "/api/auth/get-session",
   tags: ["Identity"],
   summary: "The user who owns the API key",
+  description: "The user and API key behind the `x-api-key` header: what a client reads to learn whom it acts as",
   security: apiKeySecurity,
   middleware: [requireApiKey] as const,
   responses: {
@@ -22,10 +24,12 @@ export const getSession = createRoute({
 });
 
 export const getMe = createRoute({
+  operationId: "getMe",
   method: "get",
   path: "/api/v3/me",
   tags: ["Identity"],
   summary: "The authenticated user's profile",
+  description: "The profile of the user who owns the API key",
   security: apiKeySecurity,
   middleware: [requireApiKey] as const,
   responses: {
@@ -35,6 +39,7 @@ export const getMe = createRoute({
 });
 
 export const listCryptoAddresses = createRoute({
+  operationId: "listCryptoAddresses",
   method: "get",
   path: "/api/v3/me/crypto-addresses",
   tags: ["Identity"],
@@ -49,6 +54,7 @@ export const listCryptoAddresses = createRoute({
 });
 
 export const createSiweNonce = createRoute({
+  operationId: "createSiweNonce",
   method: "post",
   path: "/api/v3/me/crypto-addresses/nonce",
   tags: ["Identity"],
@@ -71,6 +77,7 @@ export const createSiweNonce = createRoute({
 });
 
 export const linkCryptoAddress = createRoute({
+  operationId: "linkCryptoAddress",
   method: "post",
   path: "/api/v3/me/crypto-addresses",
   tags: ["Identity"],
@@ -110,10 +117,12 @@ export const linkCryptoAddress = createRoute({
 });
 
 export const unlinkCryptoAddress = createRoute({
+  operationId: "unlinkCryptoAddress",
   method: "delete",
   path: "/api/v3/me/crypto-addresses/{address}",
   tags: ["Identity"],
   summary: "Unlink a wallet",
+  description: "Removes one of your linked wallet addresses on `chainId`. An address you have not linked answers 404",
   security: apiKeySecurity,
   middleware: [requireApiKey] as const,
   request: {

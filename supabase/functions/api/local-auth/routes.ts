@@ -5,7 +5,7 @@ import { createRoute } from "@hono/zod-openapi";
 import {
   AuthSessionSchema, AuthUserSchema, JwksSchema, LogoutQuerySchema, OtpRequestSchema, OtpSentSchema, RefreshQuerySchema, RefreshRequestSchema, VerifyRequestSchema,
 } from "../../_shared/app-auth/schemas.ts";
-import { ErrorBodySchema, errorResponses } from "../../_shared/http/errors.ts";
+import { ErrorBodySchema, errorResponses, requestLimitResponses } from "../../_shared/http/errors.ts";
 import { jsonContent } from "../../_shared/http/openapi.ts";
 
 const TAG = "Local auth (Supabase Auth stand-in)";
@@ -13,10 +13,12 @@ const sessionSecurity = [{ SessionAuth: [] }];
 const errorBody = (description: string) => ({ description, ...jsonContent(ErrorBodySchema) });
 
 export const requestCode = createRoute({
+  operationId: "requestLocalAuthCode",
   method: "post",
   path: "/auth/v1/otp",
   tags: [TAG],
   summary: "Mail a sign-in code (supabase-js auth.signInWithOtp({ email }))",
+  security: [],
   description:
     "Mails a 6-digit code to the address; it works once, for MCP_SIGN_IN_CODE_SECONDS, and a new code from the same client ends " +
     "that client's earlier one. An address gets one code per MCP_SIGN_IN_RESEND_SECONDS, whoever asks; codes are limited per " +
@@ -33,10 +35,12 @@ export const requestCode = createRoute({
 });
 
 export const verifyCode = createRoute({
+  operationId: "verifyLocalAuthCode",
   method: "post",
   path: "/auth/v1/verify",
   tags: [TAG],
   summary: "Sign in with the mailed code (supabase-js auth.verifyOtp({ email, token, type: 'email' }))",
+  security: [],
   description:
     "Spends the address's live code (the newest this client asked for, else the address's newest) and starts a session. A wrong, " +
     "spent or expired code answers 403 `otp_expired` and counts against the code's tries (MCP_SIGN_IN_MAX_ATTEMPTS), after which " +
@@ -51,10 +55,12 @@ export const verifyCode = createRoute({
 });
 
 export const refresh = createRoute({
+  operationId: "refreshLocalAuthSession",
   method: "post",
   path: "/auth/v1/token",
   tags: [TAG],
   summary: "Refresh the session (supabase-js auth.refreshSession, and its automatic refresh)",
+  security: [],
   description:
     "Exchanges the refresh token for a new access token and a new refresh token. A refresh token works once: presenting a used " +
     "one again ends the whole session (400 `refresh_token_already_used`); an unknown, expired or signed-out one answers 400 " +
@@ -67,10 +73,12 @@ export const refresh = createRoute({
 });
 
 export const currentUser = createRoute({
+  operationId: "getLocalAuthUser",
   method: "get",
   path: "/auth/v1/user",
   tags: [TAG],
   summary: "The signed-in user (supabase-js auth.getUser())",
+  description: "The user of the access token in `Authorization: Bearer`, as long as its session has not ended.",
   security: sessionSecurity,
   responses: {
     200: { description: "The user of the session", ...jsonContent(AuthUserSchema) },
@@ -80,6 +88,7 @@ export const currentUser = createRoute({
 });
 
 export const logout = createRoute({
+  operationId: "logoutLocalAuthSession",
   method: "post",
   path: "/auth/v1/logout",
   tags: [TAG],
@@ -96,11 +105,15 @@ export const logout = createRoute({
 });
 
 export const jwks = createRoute({
+  operationId: "getLocalAuthJwks",
   method: "get",
   path: "/auth/v1/.well-known/jwks.json",
   tags: [TAG],
   summary: "The public key of the access tokens (supabase-js auth.getClaims())",
+  description: "The JWK set a client verifies access tokens with, without a call per token.",
+  security: [],
   responses: {
     200: { description: "A JWK set with the ES256 key", ...jsonContent(JwksSchema) },
+    ...requestLimitResponses(),
   },
 });

@@ -6,6 +6,7 @@ import { pageSchema } from "../../_shared/http/listing.ts";
 import { apiKeySecurity, jsonContent } from "../../_shared/http/openapi.ts";
 
 export const listMcpToolCalls = createRoute({
+  operationId: "listMcpToolCalls",
   method: "get",
   path: "/api/v3/me/mcp-audit",
   tags: ["Identity"],

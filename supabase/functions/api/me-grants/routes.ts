@@ -5,6 +5,7 @@ import { errorResponses } from "../../_shared/http/errors.ts";
 import { apiKeySecurity, ObjectId } from "../../_shared/http/openapi.ts";
 
 export const listMcpGrants = createRoute({
+  operationId: "listMcpGrants",
   method: "get",
   path: "/api/v3/me/mcp-grants",
   tags: ["Identity"],
@@ -20,6 +21,7 @@ export const listMcpGrants = createRoute({
 });
 
 export const revokeMcpGrant = createRoute({
+  operationId: "revokeMcpGrant",
   method: "delete",
   path: "/api/v3/me/mcp-grants/{grantId}",
   tags: ["Identity"],

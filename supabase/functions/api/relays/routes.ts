@@ -32,6 +32,7 @@ export const relayFlow = (whoMayPay: string, statusRead: string) =>
 const FLOW = relayFlow("403 `actor_not_linked`", "the GET beside this route");
 
 export const venueGasless = createRoute({
+  operationId: "createVenueGaslessRelay",
   method: "post",
   path: "/api/v3/crypto/evm/venue-gasless",
   tags: [TAG],
@@ -49,6 +50,7 @@ export const venueGasless = createRoute({
 });
 
 export const collectionGasless = createRoute({
+  operationId: "createCollectionGaslessRelay",
   method: "post",
   path: "/api/v3/nft-collection/{collectionId}/gasless",
   tags: [TAG],
@@ -75,6 +77,7 @@ const statusDescription =
   "receipt is looked up and charged by this read too, so it settles without waiting for the relayer's loop.";
 
 export const getVenueGasless = createRoute({
+  operationId: "getVenueGaslessRelay",
   method: "get",
   path: "/api/v3/crypto/evm/venue-gasless/{relayId}",
   tags: [TAG],
@@ -87,6 +90,7 @@ export const getVenueGasless = createRoute({
 });
 
 export const getCollectionGasless = createRoute({
+  operationId: "getCollectionGaslessRelay",
   method: "get",
   path: "/api/v3/nft-collection/{collectionId}/gasless/{relayId}",
   tags: [TAG],

@@ -17,8 +17,9 @@ const TAG = "Sponsorship";
 // SPEC 5.8: the owner (API key) or the app session.
 const ownerOrSession = [...apiKeySecurity, { SessionAuth: [] }];
 
-function reads<Q extends z.ZodObject, S extends z.ZodTypeAny>(path: string, summary: string, schema: S, query: Q) {
+function reads<Q extends z.ZodObject, S extends z.ZodTypeAny>(operationId: string, path: string, summary: string, schema: S, query: Q) {
   return createRoute({
+    operationId,
     method: "get",
     path: `/api/v3/sponsorship/${path}`,
     tags: [TAG],
@@ -31,15 +32,16 @@ function reads<Q extends z.ZodObject, S extends z.ZodTypeAny>(path: string, summ
   });
 }
 
-export const getBalance = reads("balance", "The sponsor's balance", BalanceSchema, SponsorQuery);
-export const listUsage = reads("usage", "The sponsor's usage, newest first", pageSchema(UsageSchema, "SponsorshipUsagePage"), SponsorListQuery);
-export const listDeposits = reads("deposits", "The sponsor's verified deposits, newest first", pageSchema(DepositSchema, "SponsorshipDepositPage"), SponsorListQuery);
-export const getSettings = reads("settings", "The sponsor's settings (defaults when never saved)", SettingsSchema, SponsorQuery);
+export const getBalance = reads("getSponsorshipBalance", "balance", "The sponsor's balance", BalanceSchema, SponsorQuery);
+export const listUsage = reads("listSponsorshipUsage", "usage", "The sponsor's usage, newest first", pageSchema(UsageSchema, "SponsorshipUsagePage"), SponsorListQuery);
+export const listDeposits = reads("listSponsorshipDeposits", "deposits", "The sponsor's verified deposits, newest first", pageSchema(DepositSchema, "SponsorshipDepositPage"), SponsorListQuery);
+export const getSettings = reads("getSponsorshipSettings", "settings", "The sponsor's settings (defaults when never saved)", SettingsSchema, SponsorQuery);
 
 type Responses = NonNullable<Parameters<typeof createRoute>[0]["responses"]>;
 
-function post<B extends z.ZodTypeAny, R extends Responses>(path: string, summary: string, description: string, body: B, responses: R) {
+function post<B extends z.ZodTypeAny, R extends Responses>(operationId: string, path: string, summary: string, description: string, body: B, responses: R) {
   return createRoute({
+    operationId,
     method: "post",
     path: `/api/v3/sponsorship/${path}`,
     tags: [TAG],
@@ -52,17 +54,18 @@ function post<B extends z.ZodTypeAny, R extends Responses>(path: string, summary
   });
 }
 
-export const saveSettings = post("settings", "Replace the sponsor's settings",
+export const saveSettings = post("saveSponsorshipSettings", "settings", "Replace the sponsor's settings",
   "Every field not sent returns to its default (nothing enabled, no limits, no allowlists). Owner only (404 otherwise).",
   SaveSettingsSchema, { 200: { description: "The saved settings", ...jsonContent(SettingsSchema) }, ...errorResponses(400, 401, 404, 413, 415) });
 
-export const check = post("check", "Eligibility check; holds the max cost when eligible",
+export const check = post("checkSponsorship", "check", "Eligibility check; holds the max cost when eligible",
   "One SQL function under the sponsor's row lock: concurrent checks never hold more than the balance. The actor must be one of " +
   "your linked addresses on the chain, unless you own the sponsor wallet (403 `actor_not_linked`). Not eligible is a 200 with " +
   "`eligible: false` and a reason. Rate limited per user (429 `rate_limited` with `Retry-After`).",
   CheckSchema, { 200: { description: "The decision", ...jsonContent(CheckResultSchema) }, ...errorResponses(400, 401, 403, 413, 415, 429) });
 
 export const providerVerify = createRoute({
+  operationId: "verifySponsoredTransaction",
   method: "post",
   path: "/api/v3/sponsorship/provider/verify",
   tags: [TAG],
@@ -78,7 +81,7 @@ export const providerVerify = createRoute({
   responses: { 200: { description: "The decision", ...jsonContent(ProviderVerifyResultSchema) }, ...errorResponses(400, 401, 413, 415, 503) },
 });
 
-export const complete = post("provider/complete", "Complete a verified sponsored transaction",
+export const complete = post("completeSponsoredTransaction", "provider/complete", "Complete a verified sponsored transaction",
   "Verifies the transaction on-chain (direct EOA: the receipt, sender, target, call data and value, cost = gasUsed × " +
   "effectiveGasPrice plus any L1 fee; EIP-7702: the actor's delegation code at the receipt's block and the wrapped " +
   "`execute(target, value, data)`; ERC-4337: a known EntryPoint and exactly one matching UserOperationEvent, whose " +
@@ -93,12 +96,12 @@ export const complete = post("provider/complete", "Complete a verified sponsored
     ...chainUnavailableResponse,
   });
 
-export const cancel = post("provider/cancel", "Release a reservation the provider denied before broadcast",
+export const cancel = post("cancelSponsoredTransaction", "provider/cancel", "Release a reservation the provider denied before broadcast",
   `Only your own active reservation, and only when clientId, targetAddress, callData and nativeValueWei match it (409 \`reservation_mismatch\`). ` +
   `The sponsor is resolved server-side: a body carrying ${CANCEL_REFUSED_FIELDS.map((f) => `\`${f}\``).join(", ")} is refused (400 \`cancel_field_not_allowed\`).`,
   CancelSchema, { 200: { description: "Released", ...jsonContent(CancelResultSchema) }, ...errorResponses(400, 401, 404, 409, 413, 415) });
 
-export const recordDeposit = post("deposits/record", "Record a deposit after verifying it on-chain",
+export const recordDeposit = post("recordSponsorshipDeposit", "deposits/record", "Record a deposit after verifying it on-chain",
   "The transaction must send value from the sponsor wallet to the chain's sponsorship vault, succeed and be confirmed. Recorded " +
   "once per chain and hash (the same request again answers the first record, 200). Moves no funds. Owner only; rate limited.",
   RecordDepositSchema, {
@@ -110,6 +113,7 @@ export const recordDeposit = post("deposits/record", "Record a deposit after ver
   });
 
 export const recordUsage = createRoute({
+  operationId: "recordSponsorshipUsage",
   method: "post",
   path: "/api/v3/sponsorship/usage/record",
   tags: [TAG],

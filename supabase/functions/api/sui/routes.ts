@@ -7,6 +7,7 @@ import { PublishSuiCollectionSchema, SuiCollectionListSchema, SuiCollectionSchem
 const TAGS = ["Sui collections"];
 
 export const publishSuiCollection = createRoute({
+  operationId: "publishSuiCollection",
   method: "post",
   path: "/api/v3/crypto/sui/collection/publish",
   tags: TAGS,
@@ -38,6 +39,7 @@ export const publishSuiCollection = createRoute({
 });
 
 export const listSuiCollections = createRoute({
+  operationId: "listSuiCollections",
   method: "get",
   path: "/api/v3/crypto/sui/collection",
   tags: TAGS,
@@ -49,6 +51,7 @@ export const listSuiCollections = createRoute({
 });
 
 export const getSuiCollection = createRoute({
+  operationId: "getSuiCollection",
   method: "get",
   path: "/api/v3/crypto/sui/collection/{collectionId}",
   tags: TAGS,

@@ -23,6 +23,7 @@ const DESCRIPTION =
   "per country before a second from any, then bigger built-up areas. Case-insensitive; no typo tolerance.";
 
 export const autocomplete = createRoute({
+  operationId: "autocompleteAddresses",
   method: "get",
   path: "/api/v3/adresses/autocomplete",
   tags: ["Venues"],
@@ -35,6 +36,7 @@ export const autocomplete = createRoute({
 });
 
 export const autocompleteAlias = createRoute({
+  operationId: "autocompleteAddressesAlias",
   method: "get",
   path: "/api/v3/addresses/autocomplete",
   tags: ["Venues"],

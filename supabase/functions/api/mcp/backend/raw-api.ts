@@ -24,7 +24,7 @@ const pathParametersOf = (path: string) => [...path.matchAll(/\{([^}]+)\}/g)].ma
 
 /** The API-key operations by id, in registration order. */
 const apiKeyEndpoints = new Map<string, AnyEndpoint>(
-  endpoints.filter((e) => isApiKeyOperation(e.route)).map((e) => [operationIdOf(e.route.method, e.route.path), e]),
+  endpoints.filter((e) => isApiKeyOperation(e.route)).map((e) => [operationIdOf(e.route), e]),
 );
 
 const listed = [...apiKeyEndpoints].map(([operationId, { route }]) => ({

@@ -51,7 +51,7 @@ export const Deleted = z.object({}).describe("Empty: the REST route answers 204 
 // ---- The raw API ----------------------------------------------------------------------------
 
 export const OperationSchema = z.object({
-  operationId: z.string().describe("Stable id derived from method and path, e.g. post_api_v3_checkout_sessions"),
+  operationId: z.string().describe("The operation's OpenAPI operationId, e.g. createCheckoutSession"),
   method: z.string(),
   path: z.string(),
   summary: z.string(),
