@@ -16,12 +16,14 @@ const isJson = (response: Response) => /^application\/json\b/i.test(response.hea
 
 /**
  * Hono's threshold reads Content-Length, which a JSON answer built from a string does not carry yet:
- * it is given here (the body is already whole in memory), so JSON under the threshold is never compressed.
+ * it is given here, so JSON under the threshold is never compressed. Only for a client that takes
+ * gzip: for any other the answer goes out as built, unread and unbuffered (streamed lists stay streamed).
  */
 export function compression(): MiddlewareHandler {
   return (c, next) =>
     gzip(c, async () => {
       await next();
+      if (!acceptsGzip(c.req.header("accept-encoding"))) return;
       if (c.res.body && isJson(c.res) && !c.res.headers.has("content-length")) {
         const bytes = new Uint8Array(await c.res.arrayBuffer());
         const headers = new Headers(c.res.headers);
