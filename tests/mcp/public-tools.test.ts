@@ -3,7 +3,7 @@
 // insufficient_scope naming them; the write tools answer what REST answers the same person (read
 // back with an API key of theirs); the request_* tools change nothing and return a single-use link
 // whose status the same client (only) can poll; two approvals racing for one link: one wins.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { MCP_SCOPES, READ_SCOPES, sha256 } from "../../supabase/functions/_shared/auth/mcp-oauth.ts";
 import { createApiKey, linkAddress } from "../../scripts/lib/admin-operations.ts";
@@ -113,13 +113,14 @@ describe("public MCP tools and their scopes", () => {
     const unknown = await mcpRequest(ctx, { authorization: `Bearer ${readOnly.access_token}`, "mcp-protocol-version": "2025-11-25" },
       { jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "drop_everything", arguments: { all: true } } });
     expect(unknown.status).toBe(200);
-    const records = await ctx.owner<{ tool: string; error_code: string; http_status: number | null; client_id: string; arguments: unknown }[]>`
+    // The audit row of a refused call is written beside its answer, not before it: wait for it.
+    const records = () => ctx.owner<{ tool: string; error_code: string; http_status: number | null; client_id: string; arguments: unknown }[]>`
       select tool, error_code, http_status, client_id, arguments from mcp.tool_calls
       where tool in ('delete_event', 'drop_everything') and client_id = ${readOnly.clientId} order by id`;
-    expect(records).toEqual(expect.arrayContaining([
+    await vi.waitFor(async () => expect(await records()).toEqual(expect.arrayContaining([
       { tool: "delete_event", error_code: "insufficient_scope", http_status: 403, client_id: readOnly.clientId, arguments: { eventId: "0123456789abcdef01234567" } },
       { tool: "drop_everything", error_code: "unknown_tool", http_status: null, client_id: readOnly.clientId, arguments: { all: true } },
-    ]));
+    ])), { timeout: 5_000, interval: 50 });
   });
 });
 
