@@ -13,17 +13,15 @@ const EmailAddress = z
   .openapi({ example: "ana@example.com" });
 
 const MetaSecurity = z.object({ captcha_token: z.string().max(4096).optional() }).optional()
-  .openapi({ description: "supabase-js's captcha field; no captcha is asked for here." });
+  .describe("supabase-js's captcha field; no captcha is asked for here.");
 
 export const OtpRequestSchema = z
   .object({
     email: EmailAddress,
-    create_user: z.boolean().default(true).openapi({
-      description: "`false` (supabase-js `shouldCreateUser: false`): mail a code only to an address that has a user (422 `otp_disabled` otherwise).",
-    }),
+    create_user: z.boolean().default(true).describe("`false` (supabase-js `shouldCreateUser: false`): mail a code only to an address that has a user (422 `otp_disabled` otherwise)."),
     data: z.record(z.string(), z.unknown()).optional()
       .refine((data) => data === undefined || Object.keys(data).length === 0, "user metadata (options.data) is not kept by the local auth server")
-      .openapi({ description: "User metadata for a new user: only `{}` (what supabase-js sends by default)." }),
+      .describe("User metadata for a new user: only `{}` (what supabase-js sends by default)."),
     gotrue_meta_security: MetaSecurity,
     code_challenge: z.string().max(128).nullable().optional(),
     code_challenge_method: z.string().max(16).nullable().optional(),
@@ -36,7 +34,7 @@ export const VerifyRequestSchema = z
   .object({
     email: EmailAddress,
     token: z.string().regex(/^\d{6}$/, "the 6-digit code from the mail").openapi({ example: "123456" }),
-    type: z.literal("email").openapi({ description: "Only `email`: the code of signInWithOtp({ email })." }),
+    type: z.literal("email").describe("Only `email`: the code of signInWithOtp({ email })."),
     gotrue_meta_security: MetaSecurity,
   })
   .openapi("AuthVerifyRequest");
@@ -46,18 +44,16 @@ export const RefreshRequestSchema = z
   .openapi("AuthRefreshRequest");
 
 export const RefreshQuerySchema = z.object({
-  grant_type: z.literal("refresh_token").openapi({ description: "Only `refresh_token`." }),
+  grant_type: z.literal("refresh_token").describe("Only `refresh_token`."),
 });
 
 export const LogoutQuerySchema = z.object({
-  scope: z.enum(["global", "local", "others"]).default("global").openapi({
-    description: "`global` (supabase-js's default): every session of the person; `local`: this one; `others`: all but this one.",
-  }),
+  scope: z.enum(["global", "local", "others"]).default("global").describe("`global` (supabase-js's default): every session of the person; `local`: this one; `others`: all but this one."),
 });
 
 export const AuthUserSchema = z
   .object({
-    id: z.string().uuid().openapi({ description: "The auth user id (the tokens' `sub`), not the service's 24-hex user id" }),
+    id: z.string().uuid().describe("The auth user id (the tokens' `sub`), not the service's 24-hex user id"),
     aud: z.literal("authenticated"),
     role: z.literal("authenticated"),
     email: z.string(),
@@ -74,11 +70,11 @@ export const AuthUserSchema = z
 
 export const AuthSessionSchema = z
   .object({
-    access_token: z.string().openapi({ description: "ES256 JWT with Supabase Auth's claims (iss, sub, aud, exp, role, session_id, email, is_anonymous, ...)" }),
+    access_token: z.string().describe("ES256 JWT with Supabase Auth's claims (iss, sub, aud, exp, role, session_id, email, is_anonymous, ...)"),
     token_type: z.literal("bearer"),
     expires_in: z.number().int(),
-    expires_at: z.number().int().openapi({ description: "Unix time at which the access token expires" }),
-    refresh_token: z.string().openapi({ description: "Single use: each refresh returns a new one; presenting a used one again ends the session" }),
+    expires_at: z.number().int().describe("Unix time at which the access token expires"),
+    refresh_token: z.string().describe("Single use: each refresh returns a new one; presenting a used one again ends the session"),
     user: AuthUserSchema,
   })
   .openapi("AuthSession");

@@ -9,10 +9,8 @@ export const ClientId = z.string().regex(/^[A-Za-z0-9._:-]{1,128}$/, "1 to 128 c
 
 const timestamp = z.string().openapi({ format: "date-time" });
 
-export const DiscoverRequestSchema = z.object({}).strict().openapi("DiscoverCapabilitiesRequest", {
-  description: "No fields: the sources are the service's own public MCP tools and the servers the service is configured with " +
-    "(ASSISTANT_MCP_SERVERS). An empty body, or none, is the same request.",
-});
+export const DiscoverRequestSchema = z.object({}).strict().openapi("DiscoverCapabilitiesRequest").describe("No fields: the sources are the service's own public MCP tools and the servers the service is configured with " +
+    "(ASSISTANT_MCP_SERVERS). An empty body, or none, is the same request.");
 export type DiscoverRequest = z.infer<typeof DiscoverRequestSchema>;
 
 export const CapabilitySchema = z.object({

@@ -3,7 +3,7 @@ import { z } from "@hono/zod-openapi";
 import { ObjectId } from "../http/openapi.ts";
 import { SUI_NETWORKS } from "./network.ts";
 
-export const SuiNetwork = z.enum(SUI_NETWORKS).openapi({ description: "The Sui network, CAIP-2 style", example: "sui:testnet" });
+export const SuiNetwork = z.enum(SUI_NETWORKS).openapi({ example: "sui:testnet" }).describe("The Sui network, CAIP-2 style");
 
 /** A Sui address or object id: 0x and 64 hex digits (as the chain writes it, lower case). */
 export const SuiAddress = z.string().regex(/^0x[0-9a-fA-F]{64}$/, "0x and 64 hex digits")
@@ -15,23 +15,18 @@ const HttpsUrl = z.string().max(2048).url().refine((url) => url.startsWith("http
 export const PublishSuiCollectionSchema = z
   .object({
     network: SuiNetwork,
-    clientReference: z.string().regex(/^[A-Za-z0-9._:-]{1,128}$/).openapi({
-      description: "Your reference for this publish (1-128 letters, digits, `.`, `_`, `:`, `-`), unique among your " +
+    clientReference: z.string().regex(/^[A-Za-z0-9._:-]{1,128}$/).openapi({ example: "summit-2027-passes" }).describe("Your reference for this publish (1-128 letters, digits, `.`, `_`, `:`, `-`), unique among your " +
         "publishes: the same reference with the same body is a retry and answers the same record without publishing " +
-        "again; with another body it answers 409 `client_reference_reused`.",
-      example: "summit-2027-passes",
-    }),
+        "again; with another body it answers 409 `client_reference_reused`."),
     name: z.string().trim().min(1).max(128),
     description: z.string().max(2000).default(""),
-    imageUrl: HttpsUrl.openapi({ description: "The passes' image (https)" }),
-    projectUrl: HttpsUrl.openapi({ description: "The event's or project's page (https)" }),
+    imageUrl: HttpsUrl.describe("The passes' image (https)"),
+    projectUrl: HttpsUrl.describe("The event's or project's page (https)"),
     maxSupply: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER).nullable().default(null)
-      .openapi({ description: "Passes that can ever be minted; null: no limit" }),
-    transferable: z.boolean().default(false).openapi({ description: "false (the default): soulbound passes that stay with whom they were minted to" }),
-    organiserAddress: SuiAddress.openapi({
-      description: "Receives the collection's capability (who may mint). Must be one of your linked Sui addresses on " +
-        "`network` (`POST /api/v3/me/crypto-addresses` with a `Sui account:` message); 403 `sui_address_not_linked` otherwise.",
-    }),
+      .describe("Passes that can ever be minted; null: no limit"),
+    transferable: z.boolean().default(false).describe("false (the default): soulbound passes that stay with whom they were minted to"),
+    organiserAddress: SuiAddress.describe("Receives the collection's capability (who may mint). Must be one of your linked Sui addresses on " +
+        "`network` (`POST /api/v3/me/crypto-addresses` with a `Sui account:` message); 403 `sui_address_not_linked` otherwise."),
   })
   .strict()
   .openapi("PublishSuiCollectionRequest");
@@ -41,7 +36,7 @@ export const SuiCollectionSchema = z
     id: ObjectId,
     clientReference: z.string(),
     network: SuiNetwork,
-    packageId: z.string().openapi({ description: "The event_pass Move package the collection was created with" }),
+    packageId: z.string().describe("The event_pass Move package the collection was created with"),
     organiserAddress: z.string(),
     name: z.string(),
     description: z.string(),
@@ -49,13 +44,11 @@ export const SuiCollectionSchema = z
     projectUrl: z.string(),
     maxSupply: z.number().int().nullable(),
     transferable: z.boolean(),
-    status: z.enum(["pending", "published", "failed"]).openapi({
-      description: "pending: not executed yet, or its outcome unknown (retry with the same request); published; failed: the chain refused it (`failure`)",
-    }),
-    digest: z.string().nullable().openapi({ description: "The transaction's digest, once signed (unique)" }),
-    collectionObjectId: z.string().nullable().openapi({ description: "The shared Collection object, once published" }),
-    capObjectId: z.string().nullable().openapi({ description: "The CollectionCap object the organiser owns, once published" }),
-    passType: z.string().nullable().openapi({ description: "The Move type of the passes (`<package>::collection::EventPass`), once published" }),
+    status: z.enum(["pending", "published", "failed"]).describe("pending: not executed yet, or its outcome unknown (retry with the same request); published; failed: the chain refused it (`failure`)"),
+    digest: z.string().nullable().describe("The transaction's digest, once signed (unique)"),
+    collectionObjectId: z.string().nullable().describe("The shared Collection object, once published"),
+    capObjectId: z.string().nullable().describe("The CollectionCap object the organiser owns, once published"),
+    passType: z.string().nullable().describe("The Move type of the passes (`<package>::collection::EventPass`), once published"),
     failure: z.object({ code: z.string(), reason: z.string() }).nullable(),
     createdAt: z.string().openapi({ format: "date-time" }),
     updatedAt: z.string().openapi({ format: "date-time" }),

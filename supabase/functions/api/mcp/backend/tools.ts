@@ -31,7 +31,7 @@ import { AutocompleteQuerySchema, VenueSuggestionsSchema } from "../../../_share
 import { CollectionSchema, RegisterCollectionSchema } from "../../../_shared/collections/schemas.ts";
 import {
   CheckoutSessionSchema, ClientCheckoutSessionSchema, CreateCheckoutSessionSchema, PreparedPaymentSchema, PreparePaymentSchema,
-  WebhookAttemptSchema, WebhookDeliverySchema,
+  WebhookDeliveryLogSchema, WebhookDeliverySchema,
 } from "../../../_shared/checkout/schemas.ts";
 import {
   BalanceSchema, CancelSchema, CheckResultSchema, CheckSchema, CompleteResultSchema, CompleteSchema, DepositSchema, PendingSchema,
@@ -200,7 +200,7 @@ const checkout = {
     name: "list_checkout_webhook_deliveries", operation: sessions.listWebhookDeliveries, title: "Webhook delivery log",
     description: "Every delivery of a checkout's webhook with its attempts (GET .../webhook/deliveries).",
     input: z.object({ checkoutId: ObjectId }).strict(),
-    output: z.object({ items: z.array(WebhookDeliverySchema.extend({ attempts: z.array(WebhookAttemptSchema) })) }), annotations: READ,
+    output: WebhookDeliveryLogSchema, annotations: READ,
   }),
 };
 
