@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { generateLocalAuthSigningKey } from "../../supabase/functions/_shared/app-auth/signing-key.ts";
 import { MCP_SCOPES } from "../../supabase/functions/_shared/auth/mcp-oauth.ts";
 import { createOAuthTestContext, issueTokens, type OAuthTestContext, RESOURCE, ROOT } from "./oauth-fixtures.ts";
 
@@ -14,7 +15,8 @@ const described = (schema: Schema) => typeof schema.description === "string" && 
 
 /**
  * The places under `root` (a JSON Schema, or an OpenAPI document's schema) where a property has no
- * description of its own, nor through the `$ref` it is. Every subschema is walked: properties,
+ * description of its own, nor through the `$ref` it is or an `allOf` member (the OpenAPI generator
+ * writes a described reference as `allOf: [{$ref}, {description}]`). Every subschema is walked: properties,
  * array items, additional properties and the branches of anyOf, oneOf and allOf; a `$ref` is
  * resolved in `document` (`#/...` pointers) and walked once.
  */
@@ -29,7 +31,8 @@ function undescribedProperties(root: Schema, where: string, document: Schema = r
   const describedProperty = (schema: Schema): boolean => {
     if (described(schema)) return true;
     const target = typeof schema.$ref === "string" ? resolve(schema.$ref) : undefined;
-    return target !== undefined && described(target);
+    if (target !== undefined && described(target)) return true;
+    return Array.isArray(schema.allOf) && schema.allOf.some((member) => isSchema(member) && describedProperty(member));
   };
   const walk = (schema: unknown, path: string): void => {
     if (!isSchema(schema)) return;
@@ -86,7 +89,8 @@ async function connect(url: string, headers: Record<string, string>): Promise<Cl
 }
 
 beforeAll(async () => {
-  ctx = await createOAuthTestContext();
+  // With the local auth server on, so its routes are in the document too.
+  ctx = await createOAuthTestContext({ LOCAL_AUTH_ENABLED: "true", LOCAL_AUTH_SIGNING_KEY: await generateLocalAuthSigningKey() });
   const user = await ctx.userWithKey([]);
   backend = await connect(`${ROOT}/mcp/backend`, { "x-api-key": user.key });
   // Every scope, so tools/list shows every public tool.

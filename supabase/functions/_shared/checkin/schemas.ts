@@ -42,6 +42,9 @@ export const StaffSchema = z.object({
   addedAt: Timestamp.describe("When they were added (UTC)"),
 }).openapi("CheckInStaff").describe("A person who checks others in at the event");
 
+export const StaffListSchema = z.object({ items: z.array(StaffSchema).describe("The event's checkers, in the order they were added") })
+  .openapi("CheckInStaffList");
+
 export const AddStaffSchema = z.union([
   z.object({ userId: ObjectId.describe("The person's user id") }).strict(),
   z.object({ email: z.string().trim().email().max(320).describe("The e-mail of the person's account (they must have one)") }).strict(),
