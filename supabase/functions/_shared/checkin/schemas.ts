@@ -53,8 +53,10 @@ export const AddStaffSchema = z.union([
 export const ReservationStatus = z.enum(["approved", "pending", "waitlisted", "declined", "cancelled"]).describe("approved: has a seat and a ticket; pending: waits for the host's approval; waitlisted: waits for a seat " +
     "(the oldest is approved when one frees up); declined by the host; cancelled by the person");
 
-const Evidence = z.record(z.string(), z.unknown()).openapi("HoldingEvidence").describe("A read of the person's holdings for one access rule: {rule, satisfied, balance, perOwner, tokens, block | checkpoint, readAt}, " +
-    "or {rule, unavailable: true, code} when the chain could not be read");
+const Evidence = z.record(z.string(), z.unknown()).openapi("HoldingEvidence", {
+  description: "A read of the person's holdings for one access rule: {rule, satisfied, balance, perOwner, tokens, block | checkpoint, readAt}, " +
+    "or {rule, unavailable: true, code} when the chain could not be read",
+});
 
 export const ReservationSchema = z.object({
   id: ReservationId,

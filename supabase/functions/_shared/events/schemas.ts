@@ -25,7 +25,7 @@ const isTimeZone = (zone: string) => {
 const Coordinates = z.object({
   lat: z.number().min(-90).max(90).describe("Latitude in degrees, -90 to 90 (WGS 84)"),
   lng: z.number().min(-180).max(180).describe("Longitude in degrees, -180 to 180 (WGS 84)"),
-}).openapi("Coordinates").describe("Where on the map");
+}).openapi("Coordinates");
 
 export const AddressSchema = z
   .object({
@@ -44,11 +44,10 @@ const Venue = z
   .object({
     name: z.string().min(1).max(200).describe("The venue's name, 1-200 characters"),
     address: AddressSchema.describe("The venue's postal address"),
-    coordinates: Coordinates.nullable().default(null).describe("Where the venue is on the map; null (the default): not known"),
+    coordinates: Coordinates.nullable().describe("Where the venue is on the map; null (the default): not known").default(null),
   })
   .strict()
-  .openapi("Venue")
-  .describe("Where the event happens; suggestions come from GET /api/v3/adresses/autocomplete.");
+  .openapi("Venue", { description: "Where the event happens; suggestions come from GET /api/v3/adresses/autocomplete." });
 
 const EVM_ADDRESS = /^0x[0-9a-fA-F]{40}$/;
 const SUI_ADDRESS = /^0x[0-9a-fA-F]{1,64}(::[A-Za-z_][A-Za-z0-9_]*::[A-Za-z_][A-Za-z0-9_]*)?$/;
@@ -105,7 +104,7 @@ const eventFields = {
   endsAt: Instant.openapi({ example: "2026-12-05T23:30:00+01:00" }).describe(`When the event ends, not before startsAt. ${INSTANT_FORMAT}`),
   timeZone: z.string().refine(isTimeZone, "an IANA time zone such as Europe/Berlin").openapi({ example: "Europe/Berlin" })
     .describe("The IANA time zone the event's times are shown in (Area/Location, e.g. Europe/Berlin, or UTC)"),
-  venue: Venue.nullable().default(null).describe("Where the event happens; null (the default): no venue yet"),
+  venue: Venue.nullable().describe("Where the event happens; null (the default): no venue yet").default(null),
   visibility: Visibility.default("public").describe(`${Visibility.description} (default public)`),
   status: Status.default("INCOMPLETE").describe("INCOMPLETE (the default) events are drafts only their owner sees; PUBLISHED ones are visible as `visibility` says"),
   accessRules: z.array(AccessRule).max(20).default([])

@@ -5,11 +5,11 @@ import { z } from "@hono/zod-openapi";
 
 /** The service's public ids: 24-hex ObjectIDs generated in SQL. */
 export const ObjectId = z.string().regex(/^[0-9a-f]{24}$/, "must be a 24-hex id").openapi({ example: "65f1c0a2b3d4e5f601234567" })
-  .describe("An id the service generated: 24 lowercase hex digits");
+  .describe("A 24-hex id the service generated");
 
 /** An instant in an answer: always UTC with milliseconds. */
 export const Timestamp = z.string().openapi({ format: "date-time", example: "2026-12-05T18:00:00.000Z" })
-  .describe("An instant in UTC, RFC 3339 with milliseconds");
+  .describe("UTC, RFC 3339 with milliseconds");
 export const CreatedAt = Timestamp.describe("When it was created (UTC, RFC 3339)");
 export const UpdatedAt = Timestamp.describe("When it last changed (UTC, RFC 3339)");
 
@@ -20,8 +20,7 @@ export const apiKeySecurity = [{ ApiKeyAuth: [] }];
 export const jsonContent = <T extends z.ZodTypeAny>(schema: T) => ({ content: { "application/json": { schema } } });
 
 /** What an instant the API accepts looks like; a field that takes one says what it means, then this. */
-export const INSTANT_FORMAT = "RFC 3339 date-time with `Z` or an offset such as `+01:00`, at most 3 fractional digits (milliseconds), " +
-  "from 1970-01-01T00:00:00Z to 9999-12-31T23:59:59.999Z once converted to UTC. Answers give it in UTC with milliseconds.";
+export const INSTANT_FORMAT = "RFC 3339 with `Z` or an offset such as `+01:00`, at most milliseconds, from 1970 to 9999 in UTC.";
 
 const EARLIEST_INSTANT = Date.UTC(1970, 0, 1);
 const LATEST_INSTANT = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
