@@ -20,7 +20,8 @@ export const apiKeySecurity = [{ ApiKeyAuth: [] }];
 export const jsonContent = <T extends z.ZodTypeAny>(schema: T) => ({ content: { "application/json": { schema } } });
 
 /** What an instant the API accepts looks like; a field that takes one says what it means, then this. */
-export const INSTANT_FORMAT = "RFC 3339 with `Z` or an offset such as `+01:00`, at most milliseconds, from 1970 to 9999 in UTC.";
+export const INSTANT_FORMAT = "RFC 3339 date-time with `Z` or an offset such as `+01:00`, at most 3 fractional digits (milliseconds), " +
+  "from 1970-01-01T00:00:00Z to 9999-12-31T23:59:59.999Z once converted to UTC. Answers give it in UTC with milliseconds.";
 
 const EARLIEST_INSTANT = Date.UTC(1970, 0, 1);
 const LATEST_INSTANT = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
