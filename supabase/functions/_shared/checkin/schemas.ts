@@ -97,7 +97,8 @@ export const ScanResult = z.enum(["admitted", "exited", "unknown", "wrong_event"
     "copied bracelet URL); offline scans only: nonce_reused (the device used this nonce for another scan in the batch or before; " +
     "nothing else was decided), clock_skew (dated more than 5 minutes after the upload: the device's clock is wrong)");
 
-const DeviceId = z.string().regex(/^[A-Za-z0-9._:-]{1,64}$/).openapi({ example: "door-1" }).describe("The scanning device");
+const DeviceId = z.string().regex(/^[A-Za-z0-9._:-]{1,64}$/).openapi({ example: "door-1" })
+  .describe("The scanning device's own id (1-64 letters, digits, `.`, `_`, `:`, `-`); with `nonce` it makes a scan recorded once");
 const Nonce = z.string().regex(/^[A-Za-z0-9._:-]{8,64}$/).openapi({ example: "6f1c2e9a0b7d" }).describe("Unique per scan on that device (8-64 characters). The same device, nonce, credential and direction again answers " +
     "the first outcome (`replayed: true`); the nonce with another credential or direction is 409 `nonce_reused` online, a " +
     "`nonce_reused` refusal offline");

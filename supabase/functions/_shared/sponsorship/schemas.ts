@@ -165,7 +165,7 @@ export const CompleteSchema = z.object({
   mode: z.enum(["eoa", "eip7702", "erc4337"]).describe("eoa: the actor sent it; eip7702: a relayer called the delegated actor EOA; erc4337: a bundler sent the user operation"),
   actorAddress: EvmAddress.optional().describe("The EOA usage is recorded against (eoa, eip7702); `ownerAddress` is accepted as its alias"),
   ownerAddress: EvmAddress.optional().describe("ERC-4337: the EOA that owns the smart account (usage is recorded against it)"),
-  smartAccountAddress: EvmAddress.optional().describe("Required for erc4337"),
+  smartAccountAddress: EvmAddress.optional().describe("erc4337: the smart account that sent the user operation (required then)"),
   entryPointAddress: EvmAddress.optional().describe("Required for erc4337: a known EntryPoint (v0.6, v0.7, v0.8)"),
   userOpHash: TxHash.optional().describe("erc4337: the user operation's hash, when known"),
 }).strict().superRefine((body, ctx) => {
