@@ -20,7 +20,7 @@ const hubFields = {
   status: Status.describe("PUBLISHED hubs that are not private are visible to everyone; INCOMPLETE hubs only to their owner and members. " +
       "The owner may move between the two states in either direction."),
   isPrivate: z.boolean().describe("Private hubs are visible to their owner and members only, whatever their status. " +
-      "(`private` is not a field name: SPEC reserves it as a refused list parameter.)"),
+      "(`private` is not a field name, and `listHubs` refuses it as a query parameter.)"),
 };
 
 export const CreateHubSchema = z
