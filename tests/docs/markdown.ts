@@ -31,7 +31,7 @@ export function readDoc(file: string): string {
   return readFileSync(join(REPO_ROOT, file), "utf8");
 }
 
-const FENCE = /^```(.*)$/;
+const FENCE = /^\s*```(.*)$/;
 const ATTRIBUTE = /([a-z-]+)="([^"]*)"/g;
 
 export function codeBlocks(file: string): CodeBlock[] {
@@ -41,25 +41,31 @@ export function codeBlocks(file: string): CodeBlock[] {
     const open = FENCE.exec(lines[i]!);
     if (!open) continue;
     const info = open[1]!.trim();
-    const end = lines.findIndex((line, j) => j > i && line.startsWith("```"));
+    const end = lines.findIndex((line, j) => j > i && line.trimStart().startsWith("```"));
     if (end < 0) throw new Error(`${file}:${i + 1}: a code block that never closes`);
     blocks.push({
       file,
       line: i + 1,
       lang: info.split(/\s/)[0] ?? "",
       attributes: Object.fromEntries([...info.matchAll(ATTRIBUTE)].map((m) => [m[1]!, m[2]!])),
-      code: lines.slice(i + 1, end).join("\n"),
+      code: dedent(lines.slice(i + 1, end)),
     });
     i = end;
   }
   return blocks;
 }
 
+/** A block inside a list item is indented with it; its code is not. */
+function dedent(lines: string[]): string {
+  const indent = Math.min(...lines.filter((line) => line.trim() !== "").map((line) => /^ */.exec(line)![0].length));
+  return lines.map((line) => line.slice(indent)).join("\n");
+}
+
 /** The doc's lines outside fenced code blocks, with their 1-based numbers. */
 export function proseLines(file: string): Array<{ line: number; text: string }> {
   let fenced = false;
   return readDoc(file).split("\n").flatMap((text, index) => {
-    if (text.startsWith("```")) {
+    if (text.trimStart().startsWith("```")) {
       fenced = !fenced;
       return [];
     }
