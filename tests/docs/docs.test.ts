@@ -73,6 +73,15 @@ describe("the docs", () => {
     expect(unknown).toEqual([]);
   });
 
+  it("name only benchmark suites that scripts/bench/run.ts has", () => {
+    const suites = [...readFileSync(join(REPO_ROOT, "scripts", "bench", "run.ts"), "utf8").matchAll(/^ {2}([a-z]+): /gm)].map((m) => m[1]!);
+    const unknown = files.flatMap((file) =>
+      [...readDoc(file).matchAll(/npm run bench -- ((?:[a-z]+ ?)+)/g)].flatMap((m) => m[1]!.trim().split(" "))
+        .filter((name) => !suites.includes(name)).map((name) => `${file}: npm run bench -- ${name}`));
+    expect(suites.length).toBeGreaterThan(5);
+    expect(unknown).toEqual([]);
+  });
+
   it("keep prose lines (outside code blocks and tables) within 120 characters", () => {
     const long = files.flatMap((file) => proseLines(file)
       .filter(({ text }) => !text.startsWith("|") && [...text].length > 120)
