@@ -65,6 +65,17 @@ describe("the docs", () => {
     expect(blocks.filter((block) => "no-run" in block.attributes).length).toBeLessThanOrEqual(MAX_NOT_RUN);
   });
 
+  it("name only files of the repository in code spans (paths from the root, supabase/functions or the migrations)", () => {
+    const bases = ["", "supabase/functions", "supabase/migrations"];
+    const named = files.flatMap((file) =>
+      [...readDoc(file).matchAll(/`((?:[\w.-]+\/)+[\w.-]+\.(?:ts|sql|sol|json|toml|md|yml|yaml|mjs|sh|patch)|\d{14}_\w+\.sql)`/g)]
+        .map((m) => ({ file, path: m[1]! }))
+        .filter(({ path }) => !path.startsWith(".local/")));
+    expect(named.length).toBeGreaterThan(50);
+    const missing = named.filter(({ path }) => !bases.some((base) => existsSync(join(REPO_ROOT, base, path))));
+    expect(missing.map(({ file, path }) => `${file}: ${path}`)).toEqual([]);
+  });
+
   it("name only npm scripts that package.json has", () => {
     const scripts = Object.keys(JSON.parse(readFileSync(join(REPO_ROOT, "package.json"), "utf8")).scripts);
     const unknown = files.flatMap((file) =>

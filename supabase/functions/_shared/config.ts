@@ -190,7 +190,7 @@ const configShape = z.object({
   }),
   // Gasless relays: the relayer wallet's key (0x + 64 hex) that signs the relayed
   // transactions on every EVM_CHAINS chain. Never logged nor put in an error; read once into a viem
-  // account (_shared/sponsorship/relayer.ts). Unset: both gasless routes answer 503
+  // account (_shared/relays/relayer.ts). Unset: both gasless routes answer 503
   // relayer_not_configured. A KMS or remote signer replaces it behind the RelayerSigner interface
   // (useRelayerSigner). The wallet must hold gas money only and grant no token approvals: it is
   // msg.sender of every relayed call.
