@@ -29,7 +29,7 @@ function sourceFiles(dir: string): string[] {
 }
 
 /** Every variable the service (its config schema) and the scripts and tests (by name, in their source) read. */
-export function variablesRead(): Set<string> {
+function variablesRead(): Set<string> {
   const read = new Set(CONFIG_VARIABLES);
   for (const file of ["supabase", "scripts", "tests"].flatMap(sourceFiles)) {
     const text = readFileSync(file, "utf8");
