@@ -1,4 +1,4 @@
-// npm run bench [-- identity] [--seconds N]: run on demand; figures go to README.md and issue notes.
+// npm run bench [-- identity] [--seconds N]: run on demand; figures go to docs/performance.md and issue notes.
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseArgs } from "node:util";

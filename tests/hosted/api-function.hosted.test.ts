@@ -162,7 +162,7 @@ describe("the api function served as on Supabase", () => {
       if (!/text\/html/.test(answer.headers.get("content-type") ?? "")) continue;
       for (const [, src] of (await answer.text()).matchAll(/<(?:script|link)[^>]+(?:src|href)="([^"]+)"/g)) {
         const asset = new URL(src!, url);
-        // Deployed, the docs page loads Scalar from jsDelivr (README), which this machine cannot reach.
+        // Deployed, the docs page loads Scalar from jsDelivr (docs/quickstart.md), which this machine cannot reach.
         if (asset.origin !== url.origin) continue;
         expect((await fetch(asset)).status, `${src} on ${link}`).toBe(200);
       }
