@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { promisify } from "node:util";
-import openapiTS, { astToString } from "openapi-typescript";
+import openapiTS, { astToString, type OpenAPI3 } from "openapi-typescript";
 import ts from "typescript";
 import { type HDAccount, parseEther } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -44,7 +44,7 @@ beforeAll(async () => {
   // The generated types, the files to check, and node_modules for `openapi-fetch`, as in an integrator's project.
   dir = mkdtempSync(join(tmpdir(), "generated-client-"));
   symlinkSync(join(ROOT, "node_modules"), join(dir, "node_modules"), "dir");
-  writeFileSync(join(dir, "api.d.ts"), astToString(await openapiTS(structuredClone(document))));
+  writeFileSync(join(dir, "api.d.ts"), astToString(await openapiTS(structuredClone(document) as OpenAPI3)));
   copyFileSync(QUICKSTART, join(dir, "integrator-quickstart.ts"));
 }, 180_000);
 afterAll(async () => {
@@ -114,6 +114,20 @@ describe("a client generated with openapi-typescript from the served document", 
     await promisify(execFile)(join(ROOT, "node_modules/.bin/openapi-typescript"), [`${gateway.url}/api/v3/openapi`, "-o", "api-cli.d.ts"], { cwd: dir });
     const banner = /^\/\*\*[\s\S]*?\*\/\n\n/; // the CLI's "auto-generated" comment
     expect(readFileSync(join(dir, "api-cli.d.ts"), "utf8").replace(banner, "")).toBe(readFileSync(join(dir, "api.d.ts"), "utf8"));
+  });
+
+  it("states a request field's default in its description, not in a `default` that would make it required", () => {
+    const requestBodies = Object.values<Json>(document.paths).flatMap((item) => METHODS.map((method) => item[method]?.requestBody));
+    for (const name of schemasReachedBy(requestBodies, document.components.schemas)) {
+      const { properties = {}, required = [] } = document.components.schemas[name];
+      for (const [field, property] of Object.entries<Json>(properties)) {
+        if (!required.includes(field)) expect(property, `${name}.${field}`).not.toHaveProperty("default");
+      }
+    }
+    const { CreateEvent, CheckInScanRequest } = document.components.schemas;
+    expect(CreateEvent.properties.visibility.description).toMatch(/Default: `"public"`\.$/);
+    expect(CreateEvent.properties.accessRules.description).toMatch(/Default: `\[\]`\.$/);
+    expect(CheckInScanRequest.properties.direction.description).toMatch(/Default: `"entry"`\.$/);
   });
 
   it("types every documented example request body as valid", () => {
