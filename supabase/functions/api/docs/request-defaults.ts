@@ -10,6 +10,8 @@
 type Json = Record<string, any>;
 
 const SCHEMA_REF = "#/components/schemas/";
+/** Keywords whose values are data (sample or allowed values), never schemas. */
+const DATA_KEYWORDS = new Set(["example", "examples", "default", "enum", "const"]);
 
 /** Names of the component schemas `node` reaches through references (added to `into`). */
 export function schemasReachedBy(node: unknown, schemas: Json, into = new Set<string>()): Set<string> {
@@ -37,7 +39,7 @@ function hasOptionalDefault(node: unknown): boolean {
   if (properties && Object.entries<Json>(properties).some(([name, property]) => property && "default" in property && !required.includes(name))) {
     return true;
   }
-  return Object.values(node).some(hasOptionalDefault);
+  return Object.entries(node).some(([key, value]) => !DATA_KEYWORDS.has(key) && hasOptionalDefault(value));
 }
 
 /**
@@ -47,7 +49,7 @@ function hasOptionalDefault(node: unknown): boolean {
 function asRequestSchema(node: unknown, renamed: Map<string, string>): unknown {
   if (Array.isArray(node)) return node.map((item) => asRequestSchema(item, renamed));
   if (!node || typeof node !== "object") return node;
-  const copy: Json = Object.fromEntries(Object.entries(node).map(([key, value]) => [key, asRequestSchema(value, renamed)]));
+  const copy: Json = Object.fromEntries(Object.entries(node).map(([key, value]) => [key, DATA_KEYWORDS.has(key) ? value : asRequestSchema(value, renamed)]));
   if (typeof copy.$ref === "string" && copy.$ref.startsWith(SCHEMA_REF)) {
     const target = renamed.get(copy.$ref.slice(SCHEMA_REF.length));
     if (target) copy.$ref = SCHEMA_REF + target;
@@ -57,9 +59,9 @@ function asRequestSchema(node: unknown, renamed: Map<string, string>): unknown {
     for (const [name, property] of Object.entries<Json>(copy.properties)) {
       if (!property || !("default" in property) || required.includes(name)) continue;
       const { default: value, ...rest } = property;
-      const note = `Default: \`${JSON.stringify(value)}\`.`;
-      const description = rest.description ? String(rest.description) : "";
-      copy.properties[name] = { ...rest, description: !description ? note : /[.!?)]$/.test(description) ? `${description} ${note}` : `${description}. ${note}` };
+      const description = String(rest.description ?? "");
+      const sentence = !description ? "" : /[.!?]\)?$/.test(description) ? `${description} ` : `${description}. `;
+      copy.properties[name] = { ...rest, description: `${sentence}Default: \`${JSON.stringify(value)}\`.` };
     }
   }
   return copy;
