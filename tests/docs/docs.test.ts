@@ -9,7 +9,7 @@ import { REPO_ROOT } from "../../scripts/lib/local-postgres.ts";
 import { anchors, codeBlocks, docFiles, proseLines, readDoc, relativeLinks } from "./markdown.ts";
 
 /** Guides that colleagues' branches add (webhooks, MCP client setup, generated clients): linked before they land. */
-const PENDING_DOCS = new Set(["docs/webhooks.md", "docs/mcp-clients.md", "docs/generated-clients.md"]);
+const PENDING_DOCS = new Set(["docs/webhooks.md", "docs/mcp-clients.md"]);
 /** The languages tests/docs/snippets.e2e.test.ts runs. */
 const RUNNABLE_LANGUAGES = new Set(["sh", "ts", "json", "sql"]);
 /** Pictures, not code: drawn by the Markdown viewer, nothing to run. */
@@ -63,6 +63,20 @@ describe("the docs", () => {
     });
     expect(problems).toEqual([]);
     expect(blocks.filter((block) => "no-run" in block.attributes).length).toBeLessThanOrEqual(MAX_NOT_RUN);
+  });
+
+  it("show code only in fenced blocks, which the snippets test sees (an indented block would escape it)", () => {
+    const indented = files.flatMap((file) => {
+      const lines = proseLines(file);
+      return lines.flatMap(({ line, text }, index) => {
+        const previous = lines[index - 1];
+        const afterBlank = previous?.line === line - 1 && previous.text.trim() === "";
+        const beforeThat = lines.slice(0, index - 1).reverse().find((candidate) => candidate.text.trim() !== "");
+        const continuesList = beforeThat !== undefined && /^\s*([-*+]|\d+\.)\s|^\s{2,}\S/.test(beforeThat.text);
+        return afterBlank && !continuesList && /^ {4,}\S/.test(text) ? [`${file}:${line}: ${text.trim()}`] : [];
+      });
+    });
+    expect(indented).toEqual([]);
   });
 
   it("name only files of the repository in code spans (paths from the root, supabase/functions or the migrations)", () => {

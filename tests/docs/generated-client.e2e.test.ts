@@ -17,6 +17,7 @@ import { linkAddress } from "../../scripts/lib/admin-operations.ts";
 import { deployCollection } from "../../scripts/lib/contracts.ts";
 import { startGatewayProcess, type GatewayProcess } from "../../scripts/lib/gateway-process.ts";
 import { schemasReachedBy } from "../../supabase/functions/api/docs/request-defaults.ts";
+import { codeBlocks } from "./markdown.ts";
 import { generateTicketSigningKey } from "../../supabase/functions/_shared/checkin/ticket-token.ts";
 import { startChain } from "../chain/chain-fixtures.ts";
 import { createTestContext, TEST_JWT_SECRET, type TestContext, type UserWithKey } from "../setup/test-context.ts";
@@ -111,9 +112,13 @@ function defaultedAnswerFields(): Array<{ schema: string; field: string }> {
 
 describe("a client generated with openapi-typescript from the served document", () => {
   it("is what the command in docs/generated-clients.md generates", { timeout: 60_000 }, async () => {
-    await promisify(execFile)(join(ROOT, "node_modules/.bin/openapi-typescript"), [`${gateway.url}/api/v3/openapi`, "-o", "api-cli.d.ts"], { cwd: dir });
+    const command = codeBlocks("docs/generated-clients.md").flatMap((block) => block.code.split("\n"))
+      .find((line) => line.startsWith("npx openapi-typescript "));
+    const [, url, , output] = command!.split(" ").slice(1);
+    expect(url).toBe("http://127.0.0.1:54321/api/v3/openapi"); // npm start's address; the test's gateway stands in for it
+    await promisify(execFile)(join(ROOT, "node_modules/.bin/openapi-typescript"), [url.replace("http://127.0.0.1:54321", gateway.url), "-o", `cli-${output}`], { cwd: dir });
     const banner = /^\/\*\*[\s\S]*?\*\/\n\n/; // the CLI's "auto-generated" comment
-    expect(readFileSync(join(dir, "api-cli.d.ts"), "utf8").replace(banner, "")).toBe(readFileSync(join(dir, "api.d.ts"), "utf8"));
+    expect(readFileSync(join(dir, `cli-${output}`), "utf8").replace(banner, "")).toBe(readFileSync(join(dir, "api.d.ts"), "utf8"));
   });
 
   it("states a request field's default in its description, not in a `default` that would make it required", () => {
