@@ -108,7 +108,7 @@ describe("the api function served as on Supabase", () => {
       return result.structuredContent!;
     };
     const reservation = await call("reserve_spot", { eventId });
-    written.add((await call("show_my_ticket", { eventId, reservationId: reservation.id })).url as string);
+    written.add((await call("get_my_ticket_link", { eventId, reservationId: reservation.id })).url as string);
     written.add((await call("request_wallet_link", { chainId: 31337 })).url as string);
     await mcp.close();
   });

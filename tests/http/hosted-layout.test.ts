@@ -167,7 +167,7 @@ describe("with PUBLIC_API_ROOT Supabase's functions root, every link resolves un
       return result.structuredContent!;
     };
     const reservation = await call("reserve_spot", { eventId });
-    const ticket = wrote((await call("show_my_ticket", { eventId, reservationId: reservation.id })).url as string);
+    const ticket = wrote((await call("get_my_ticket_link", { eventId, reservationId: reservation.id })).url as string);
     const confirmation = wrote((await call("request_wallet_link", { chainId: 31337 })).url as string);
     await client.close();
 
