@@ -26,6 +26,7 @@ const SURFACES: Array<[method: string, path: string, status: number]> = [
   ["GET", "/llms.txt", 200],
   ["POST", "/mcp", 401],
   ["POST", "/mcp/backend", 401],
+  ["POST", "/mcp/backend/x/events/readonly", 401],
   ["GET", "/.well-known/oauth-protected-resource/mcp", 200],
   ["GET", "/.well-known/oauth-protected-resource", 200],
   ["GET", "/.well-known/oauth-authorization-server", 200],
