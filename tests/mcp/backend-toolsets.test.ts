@@ -48,6 +48,7 @@ describe("tools/list", () => {
     expect(byHeader).not.toContain("call_api");
     expect(byHeader).not.toContain("get_me");
     expect(namesOf(await listed("/mcp/backend/x/events,check_in"))).toEqual(byHeader);
+    expect(namesOf(await listed("/mcp/backend/x/events%2Ccheck_in"))).toEqual(byHeader); // a client that escapes the comma
     expect(namesOf(await listed("/mcp/backend/x/venues"))).toEqual(["search_venues"]);
   });
 
