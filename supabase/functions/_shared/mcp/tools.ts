@@ -49,7 +49,7 @@ export interface ToolDefinition<I extends z.ZodObject = z.ZodObject, O extends z
    * only, list_operations listing only those); without it, the tool is offered then only when its
    * annotations say readOnlyHint.
    */
-  whenReadOnly?: Pick<ToolDefinition, "operation" | "dispatchesTo" | "annotations">;
+  whenReadOnly?: Partial<Pick<ToolDefinition, "operation" | "dispatchesTo" | "annotations">>;
 }
 
 /** A definition whose operation takes the validated arguments as they are, or through `toInput`. */

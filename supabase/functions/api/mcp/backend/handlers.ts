@@ -28,9 +28,9 @@ const SERVER_INFO = {
 /**
  * The endpoint's router. Browsers are refused (any Origin: 403 origin_not_allowed): the endpoint is
  * for servers, and some of its operations (usage/record) must never be reachable from a page.
- * The client's choice of tools is read first (an unknown toolset: 400). Every request then takes the key's per-minute rate limit in a statement of its own
- * (core.mcp_take_rate_limit): the count is exact under the counter row's lock, which a statement of
- * its own holds only while it commits. A tools/call then runs in one transaction: the key's scope,
+ * The client's choice of tools is read first (an unknown toolset: 400). Every request then takes
+ * the key's per-minute rate limit in a statement of its own (core.mcp_take_rate_limit): the count is
+ * exact under the counter row's lock, which a statement of its own holds only while it commits. A tools/call then runs in one transaction: the key's scope,
  * the operation and the record of the call.
  */
 export const mcpBackendRouter = createRouter();

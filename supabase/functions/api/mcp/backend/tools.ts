@@ -62,7 +62,7 @@ export const OperationSchema = z.object({
 const operations = {
   list_operations: define({
     name: "list_operations", toolset: "raw_api", operation: rawApi.listOperations,
-    whenReadOnly: { operation: rawApi.listReadOnlyOperations, annotations: READ },
+    whenReadOnly: { operation: rawApi.listReadOnlyOperations },
     title: "List API operations",
     description: "Every v3 operation an API key can call (from the served OpenAPI document, GET /api/v3/openapi), " +
       "with the operationId that call_api takes. Read the OpenAPI document for request and response schemas.",
