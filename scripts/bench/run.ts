@@ -16,6 +16,7 @@ const suites: Record<string, (o: { seconds: number }) => Promise<unknown>> = {
   webhooks: async (o) => (await import("./webhooks.ts")).benchWebhooks(o),
   sponsorship: async (o) => (await import("./sponsorship.ts")).benchSponsorship(o),
   mcp: async (o) => (await import("./mcp.ts")).benchMcp(o),
+  "mcp-toolsets": async (o) => (await import("./mcp-toolsets.ts")).benchMcpToolsets(o),
   outage: async (o) => (await import("./outage.ts")).benchOutage(o),
   sui: async (o) => (await import("./sui.ts")).benchSui(o),
   checkin: async (o) => (await import("./checkin.ts")).benchCheckin(o),
