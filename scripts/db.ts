@@ -30,7 +30,7 @@ export function gatewayDatabaseUrl(ownerUrl: string): string {
   const configured = process.env.GATEWAY_DATABASE_URL;
   if (configured) return configured;
   if (process.env.DATABASE_URL) {
-    throw new Error("DATABASE_URL is set, so GATEWAY_DATABASE_URL must be too: the api_gateway login of that database (README, Deployment)");
+    throw new Error("DATABASE_URL is set, so GATEWAY_DATABASE_URL must be too: the api_gateway login of that database (docs/deployment.md)");
   }
   return gatewayUrl(ownerUrl);
 }

@@ -26,7 +26,7 @@ import { readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { backendTools } from "../../supabase/functions/api/mcp/backend/tools.ts";
 import { AcceptedKeyCache, hashApiKey, looksLikeApiKey } from "../../supabase/functions/_shared/auth/api-keys.ts";
-import { buildToolServer, type ToolSession } from "../../supabase/functions/_shared/mcp/tools.ts";
+import { buildToolServer, type ToolDefinition, type ToolSession } from "../../supabase/functions/_shared/mcp/tools.ts";
 import { readMcpRequest, serveMcpRequest } from "../../supabase/functions/_shared/mcp/transport.ts";
 import { signAccessToken, verifyAccessToken } from "../../supabase/functions/_shared/auth/mcp-oauth.ts";
 import { loadConfig } from "../../supabase/functions/_shared/config.ts";
@@ -46,7 +46,7 @@ const ENDPOINT = "/mcp/backend";
 const CLIENT_INFO = { name: "bench", version: "1.0.0" };
 
 /** One JSON-RPC request as each revision sends it without a prior initialize. */
-function mcpRequest(revision: "2026-07-28" | "2025-11-25", method: string, params: Record<string, unknown>) {
+export function mcpRequest(revision: "2026-07-28" | "2025-11-25", method: string, params: Record<string, unknown>) {
   const meta = revision === "2026-07-28"
     ? {
       _meta: {
@@ -63,7 +63,7 @@ const listEvents = (revision: "2026-07-28" | "2025-11-25") => mcpRequest(revisio
 const listTools = mcpRequest("2026-07-28", "tools/list", {});
 
 /** 2026-07-28 also requires the method (and for tools/call the tool's name) in headers (SEP-2243). */
-function mcpHeaders(key: string, revision: "2026-07-28" | "2025-11-25", method: string, name?: string): Record<string, string> {
+export function mcpHeaders(key: string, revision: "2026-07-28" | "2025-11-25", method: string, name?: string): Record<string, string> {
   const standard = revision === "2026-07-28" ? { "mcp-method": method, ...(name ? { "mcp-name": name } : {}) } : {};
   return { "content-type": "application/json", accept: "application/json, text/event-stream", "mcp-protocol-version": revision, ...standard, "x-api-key": key };
 }
@@ -72,7 +72,7 @@ function mcpHeaders(key: string, revision: "2026-07-28" | "2025-11-25", method: 
  * A wrk script sending one request; every answer that is not 200 or whose body lacks `expect` (an
  * isError result, a JSON-RPC error) is counted and written to `<script>.bad` when the run ends.
  */
-function luaScript(file: string, method: string, path: string, headers: Record<string, string>, body: string | undefined, expect: string): string {
+export function luaScript(file: string, method: string, path: string, headers: Record<string, string>, body: string | undefined, expect: string): string {
   const lua = (s: string) => JSON.stringify(s); // a JSON string is a Lua string literal here (ASCII, no \u escapes)
   const headerTable = Object.entries(headers).map(([k, v]) => `[${lua(k)}] = ${lua(v)}`).join(", ");
   writeFileSync(file, `local threads = {}
@@ -91,7 +91,7 @@ end
   return file;
 }
 
-const badAnswers = (script: string) => Number(readFileSync(script + ".bad", "utf8"));
+export const badAnswers = (script: string) => Number(readFileSync(script + ".bad", "utf8"));
 
 /** EVENTS published public events of the key's owner, created through the REST API. */
 async function arrangeEvents(base: string, key: string): Promise<void> {
@@ -175,7 +175,7 @@ function inProcessCheckMicros(key: string): number {
  * Where an MCP request's time goes before any tool runs: serving tools/list in process (a new server
  * with every tool registered, its transport, the JSON Schemas, the answer), p50 in ms over 300 runs.
  */
-async function inProcessToolsListMs(): Promise<number> {
+export async function inProcessToolsListMs(definitions: Readonly<Record<string, ToolDefinition>> = backendTools): Promise<number> {
   const session = { endpoint: "backend", requestId: "bench" } as unknown as ToolSession; // tools/list reads neither
   const info = { name: "bench", version: "1.0.0", instructions: "bench" };
   const times: number[] = [];
@@ -186,10 +186,10 @@ async function inProcessToolsListMs(): Promise<number> {
     const started = performance.now();
     const mcp = await readMcpRequest(request);
     if (mcp instanceof Response) throw new Error("tools/list could not be read");
-    const answer = await serveMcpRequest(mcp, () => buildToolServer(info, backendTools, session), "bench");
+    const answer = await serveMcpRequest(mcp, () => buildToolServer(info, definitions, session), "bench");
     const text = await answer.text();
     if (i >= 30) times.push(performance.now() - started); // the first 30 warm the JIT
-    if (!text.includes('"list_events"')) throw new Error(`tools/list in process answered ${answer.status}: ${text.slice(0, 300)}`);
+    if (!text.includes('"tools"')) throw new Error(`tools/list in process answered ${answer.status}: ${text.slice(0, 300)}`);
   }
   return median(times);
 }

@@ -1,4 +1,4 @@
-// npm run bench [-- identity] [--seconds N]: run on demand; figures go to README.md and issue notes.
+// npm run bench [-- identity] [--seconds N]: run on demand; figures go to docs/performance.md and issue notes.
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
@@ -16,6 +16,7 @@ const suites: Record<string, (o: { seconds: number }) => Promise<unknown>> = {
   webhooks: async (o) => (await import("./webhooks.ts")).benchWebhooks(o),
   sponsorship: async (o) => (await import("./sponsorship.ts")).benchSponsorship(o),
   mcp: async (o) => (await import("./mcp.ts")).benchMcp(o),
+  "mcp-toolsets": async (o) => (await import("./mcp-toolsets.ts")).benchMcpToolsets(o),
   outage: async (o) => (await import("./outage.ts")).benchOutage(o),
   sui: async (o) => (await import("./sui.ts")).benchSui(o),
   checkin: async (o) => (await import("./checkin.ts")).benchCheckin(o),

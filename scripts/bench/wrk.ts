@@ -6,7 +6,7 @@ import { ensurePackages, gatewayUrl, REPO_ROOT } from "../lib/local-postgres.ts"
 
 /**
  * The gateway as the service is deployed: Deno.serve alone. `npm start`'s header-read guard (a relay
- * in front of it, local only; README Deployment) is measured in rows of its own.
+ * in front of it, local only; docs/deployment.md) is measured in rows of its own.
  */
 export const AS_DEPLOYED = { HEADER_TIMEOUT_MS: "0" };
 

@@ -19,7 +19,7 @@ export function withDatabase(url: string, name: string): string {
 }
 
 // The service's login role (sql/bootstrap.sql) gets this password on local and test servers only,
-// like postgres/postgres; a deployment sets its own (README, Deployment).
+// like postgres/postgres; a deployment sets its own (docs/deployment.md).
 const LOCAL_GATEWAY_PASSWORD = "api_gateway";
 
 /** The service's connection to the database of `ownerUrl` on a local or test server: `api_gateway`. */

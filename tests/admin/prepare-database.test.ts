@@ -1,4 +1,4 @@
-// scripts/db.ts's prepareDatabase: the seed, with the demo key the README publishes, goes only into
+// scripts/db.ts's prepareDatabase: the seed, with the demo key the docs publish, goes only into
 // the local cluster. A database named by DATABASE_URL (a Supabase project, say) is migrated, never seeded.
 import postgres from "postgres";
 import { afterAll, beforeAll, expect, it } from "vitest";

@@ -1,4 +1,4 @@
-// supabase/seed.sql (loaded by `npm start` into the local cluster): the demo key the README prints
+// supabase/seed.sql (loaded by `npm start` into the local cluster): the demo key the docs print
 // sees a few published events and hubs with venues at once, and seeding again changes nothing.
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -6,7 +6,7 @@ import { afterAll, beforeAll, expect, it } from "vitest";
 import { REPO_ROOT } from "../../scripts/lib/local-postgres.ts";
 import { createTestContext, type TestContext } from "../setup/test-context.ts";
 
-const DEMO_KEY = "sk_demo0000_local-demo-key-not-secret"; // README, Quick start
+const DEMO_KEY = "sk_demo0000_local-demo-key-not-secret"; // docs/quickstart.md
 
 let t: TestContext;
 beforeAll(async () => {

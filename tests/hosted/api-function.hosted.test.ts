@@ -1,7 +1,8 @@
 // The api function served as Supabase serves it (edge-functions.ts: its own deno.json, no
 // node_modules, /functions/v1 stripped by the platform, PUBLIC_API_ROOT <host>/functions/v1), with
 // real clients over HTTP:
-// - the backend MCP endpoint with the MCP SDK 1.x client and an API key;
+// - the backend MCP endpoint with the MCP SDK 1.x client and an API key, also with toolsets and
+//   read-only mode chosen by path;
 // - the public MCP endpoint with the MCP SDK 1.x client through OAuth discovery, dynamic client
 //   registration, e-mail code sign-in and consent, then tool calls;
 // - mcp-remote (the stdio bridge desktop assistants run) through the same OAuth flow, then a tool call;
@@ -63,6 +64,12 @@ describe("the api function served as on Supabase", () => {
     const listed = await client.callTool({ name: "list_events", arguments: {} });
     expect(listed.isError, JSON.stringify(listed)).toBeFalsy();
     await client.close();
+    // A client that cannot set headers chooses toolsets and read-only mode by path, below the function's prefix.
+    const chosen = new Client({ name: "hosted-backend", version: "1.0.0" });
+    await chosen.connect(new StreamableHTTPClientTransport(new URL(`${api}/mcp/backend/x/events/readonly`), { requestInit: { headers: { "x-api-key": owner.key } } }));
+    expect((await chosen.listTools()).tools.map((tool) => tool.name)).toEqual(["list_events", "get_event"]);
+    await expect(chosen.callTool({ name: "create_event", arguments: eventBody() })).rejects.toThrow(/read-only/);
+    await chosen.close();
   });
 
   it("lets the MCP SDK 1.x client discover, register, sign in by e-mail code and call tools on the public endpoint", async () => {
@@ -108,7 +115,7 @@ describe("the api function served as on Supabase", () => {
       return result.structuredContent!;
     };
     const reservation = await call("reserve_spot", { eventId });
-    written.add((await call("show_my_ticket", { eventId, reservationId: reservation.id })).url as string);
+    written.add((await call("get_my_ticket_link", { eventId, reservationId: reservation.id })).url as string);
     written.add((await call("request_wallet_link", { chainId: 31337 })).url as string);
     await mcp.close();
   });
@@ -162,7 +169,7 @@ describe("the api function served as on Supabase", () => {
       if (!/text\/html/.test(answer.headers.get("content-type") ?? "")) continue;
       for (const [, src] of (await answer.text()).matchAll(/<(?:script|link)[^>]+(?:src|href)="([^"]+)"/g)) {
         const asset = new URL(src!, url);
-        // Deployed, the docs page loads Scalar from jsDelivr (README), which this machine cannot reach.
+        // Deployed, the docs page loads Scalar from jsDelivr (docs/quickstart.md), which this machine cannot reach.
         if (asset.origin !== url.origin) continue;
         expect((await fetch(asset)).status, `${src} on ${link}`).toBe(200);
       }

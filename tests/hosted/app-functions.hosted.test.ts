@@ -1,6 +1,6 @@
 // The app-backend functions served as Supabase serves them (edge-functions.ts), with the api
 // function's local auth server in Supabase Auth's place: supabase-js, created with the project's URL
-// as the README shows, signs in by e-mail code and calls each function with functions.invoke; the
+// as docs/check-in-app.md shows, signs in by e-mail code and calls each function with functions.invoke; the
 // model provider is the OpenAI stand-in.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { randomBytes } from "node:crypto";

@@ -5,7 +5,7 @@
 // tiny proxy in front plays the platform: /functions/v1/<name>/<rest> reaches function <name> as
 // /<name>/<rest>; any other path answers 404 (marked `x-hosted-platform`), except the project's
 // /auth/v1 (Supabase Auth), which the api function's local auth server plays when it runs
-// (LOCAL_AUTH_ENABLED). PUBLIC_API_ROOT is <proxy>/functions/v1, as the README sets it on Supabase.
+// (LOCAL_AUTH_ENABLED). PUBLIC_API_ROOT is <proxy>/functions/v1, as docs/deployment.md sets it on Supabase.
 // The proxy is an HTTP server by default (any client, keep-alive); `rawProxy` makes it a TCP proxy
 // that passes each connection through byte for byte and only rewrites the path of its request line,
 // so that requests an HTTP server or fetch would refuse reach the function as sent (one request per
@@ -20,7 +20,7 @@ import { Readable } from "node:stream";
 import { freePort } from "../../scripts/lib/gateway-process.ts";
 import { REPO_ROOT } from "../../scripts/lib/local-postgres.ts";
 
-/** Deno's cache of the functions' npm packages: filled on the first run (README, Tests), reused after. */
+/** Deno's cache of the functions' npm packages: filled on the first run (docs/architecture.md), reused after. */
 export const DENO_CACHE = join(REPO_ROOT, ".local", "deno-hosted");
 
 // The Edge Runtime owns the listener and hands requests to the function's Deno.serve handler; here

@@ -2,7 +2,7 @@
 // hands function <name> the path from /<name> on. The host's root belongs to no function.
 
 export const SUPABASE_HOST = "https://abcdefghijklmnopqrst.supabase.co";
-/** PUBLIC_API_ROOT as the README sets it on Supabase. */
+/** PUBLIC_API_ROOT as docs/deployment.md sets it on Supabase. */
 export const FUNCTIONS_ROOT = `${SUPABASE_HOST}/functions/v1`;
 /** The api function's public base. */
 export const API = `${FUNCTIONS_ROOT}/api`;

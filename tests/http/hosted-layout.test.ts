@@ -26,6 +26,7 @@ const SURFACES: Array<[method: string, path: string, status: number]> = [
   ["GET", "/llms.txt", 200],
   ["POST", "/mcp", 401],
   ["POST", "/mcp/backend", 401],
+  ["POST", "/mcp/backend/x/events/readonly", 401],
   ["GET", "/.well-known/oauth-protected-resource/mcp", 200],
   ["GET", "/.well-known/oauth-protected-resource", 200],
   ["GET", "/.well-known/oauth-authorization-server", 200],
@@ -167,7 +168,7 @@ describe("with PUBLIC_API_ROOT Supabase's functions root, every link resolves un
       return result.structuredContent!;
     };
     const reservation = await call("reserve_spot", { eventId });
-    const ticket = wrote((await call("show_my_ticket", { eventId, reservationId: reservation.id })).url as string);
+    const ticket = wrote((await call("get_my_ticket_link", { eventId, reservationId: reservation.id })).url as string);
     const confirmation = wrote((await call("request_wallet_link", { chainId: 31337 })).url as string);
     await client.close();
 

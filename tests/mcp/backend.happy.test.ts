@@ -35,7 +35,7 @@ describe("tools/list", () => {
     for (const name of ["list_operations", "call_api", "get_me", "list_events", "create_event", "list_hubs", "search_venues",
       "register_nft_collection", "create_checkout_session", "get_checkout_session", "retry_checkout_webhook",
       "list_checkout_webhook_deliveries", "build_checkout_payment", "encode_contract_call", "confirm_checkout_payment",
-      "sponsorship_check", "sponsorship_complete", "sponsorship_cancel", "record_sponsorship_deposit", "record_sponsorship_usage"]) {
+      "check_sponsorship_eligibility", "complete_sponsored_transaction", "cancel_sponsored_transaction", "record_sponsorship_deposit", "record_sponsorship_usage"]) {
       expect(names).toContain(name);
     }
     for (const tool of tools) {

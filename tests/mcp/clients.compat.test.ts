@@ -125,13 +125,13 @@ const CALLS: Record<string, (answers: Answers, world: World) => Args> = {
   list_sponsorship_usage: () => sponsor,
   list_sponsorship_deposits: () => sponsor,
   get_sponsorship_settings: () => sponsor,
-  sponsorship_check: () => ({
+  check_sponsorship_eligibility: () => ({
     ...sponsor, operationType: "check_in", clientId: "compat", targetAddress: TARGET, callData: "0x", actorAddress: WALLET, maxCostWei: "1000",
   }),
-  sponsorship_complete: () => ({
+  complete_sponsored_transaction: () => ({
     reservationId: UNKNOWN_ID, clientId: "compat", targetAddress: TARGET, callData: "0x", txHash: TX_HASH, mode: "eoa", actorAddress: TARGET,
   }),
-  sponsorship_cancel: () => ({ reservationId: UNKNOWN_ID, clientId: "compat", targetAddress: TARGET, callData: "0x" }),
+  cancel_sponsored_transaction: () => ({ reservationId: UNKNOWN_ID, clientId: "compat", targetAddress: TARGET, callData: "0x" }),
   record_sponsorship_deposit: () => ({ ...sponsor, txHash: TX_HASH }),
   record_sponsorship_usage: () => ({ ...sponsor, operationType: "check_in", actorAddress: WALLET, txHash: TX_HASH, amountWei: "1" }),
   list_my_wallets: () => ({}),
@@ -143,7 +143,7 @@ const CALLS: Record<string, (answers: Answers, world: World) => Args> = {
   list_my_reservations: () => ({}),
   get_reservation: reservation,
   get_my_ticket: reservation,
-  show_my_ticket: reservation,
+  get_my_ticket_link: reservation,
   reissue_ticket: reservation,
   get_event_access: (a) => ({ eventId: eventId(a) }),
   list_event_reservations: (a) => ({ eventId: eventId(a) }),
@@ -181,8 +181,8 @@ const REFUSED_HERE: Record<string, string> = {
   publish_sui_collection: "sui_not_configured",
   get_sui_collection: "not_found",
   confirm_checkout_payment: "chain_not_supported",
-  sponsorship_complete: "reservation_not_found",
-  sponsorship_cancel: "reservation_not_found",
+  complete_sponsored_transaction: "reservation_not_found",
+  cancel_sponsored_transaction: "reservation_not_found",
   record_sponsorship_deposit: "chain_not_supported",
   record_sponsorship_usage: "insufficient_balance",
   request_sponsored_deposit: "sponsorship_vault_not_configured",

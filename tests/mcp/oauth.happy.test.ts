@@ -62,10 +62,10 @@ describe("public MCP OAuth with the SDK client", () => {
 
     const tools = (await client.listTools()).tools.map((t) => t.name).sort();
     expect(tools).toEqual([
-      "get_check_in_counts", "get_checkout_session", "get_event", "get_event_access", "get_hub", "get_nft_collection", "get_reservation",
-      "get_sponsorship_balance", "get_sponsorship_settings", "list_checkout_webhook_deliveries", "list_event_reservations", "list_events",
-      "list_hubs", "list_my_reservations", "list_nft_collections", "list_sponsorship_deposits", "list_sponsorship_usage", "search_venues",
-      "show_my_ticket",
+      "get_check_in_counts", "get_checkout_session", "get_event", "get_event_access", "get_hub", "get_my_ticket_link", "get_nft_collection",
+      "get_reservation", "get_sponsorship_balance", "get_sponsorship_settings", "list_checkout_webhook_deliveries", "list_event_reservations",
+      "list_events", "list_hubs", "list_my_reservations", "list_nft_collections", "list_sponsorship_deposits", "list_sponsorship_usage",
+      "search_venues",
     ]);
     const listed = await client.callTool({ name: "list_events", arguments: { take: 5 } });
     expect(listed.isError).toBeFalsy();

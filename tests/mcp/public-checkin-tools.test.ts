@@ -56,7 +56,7 @@ describe("the person's reservations", () => {
   it("a grant with only reservations:* lists the person's tools and none of the door's", async () => {
     const client = await connect(attendee.access_token);
     expect((await client.listTools()).tools.map((t) => t.name).sort())
-      .toEqual(["cancel_reservation", "get_event_access", "get_reservation", "list_my_reservations", "reserve_spot", "show_my_ticket"]);
+      .toEqual(["cancel_reservation", "get_event_access", "get_my_ticket_link", "get_reservation", "list_my_reservations", "reserve_spot"]);
     for (const name of ["list_event_reservations", "check_in_by_reservation", "undo_check_in", "get_check_in_counts"]) {
       const refused = await mcpRequest(ctx, { authorization: `Bearer ${attendee.access_token}`, "mcp-protocol-version": "2025-11-25" },
         { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name, arguments: { eventId } } });
@@ -74,7 +74,7 @@ describe("the person's reservations", () => {
     expect((await call(client, "list_my_reservations")).structuredContent).toMatchObject({ items: [{ id: reservationId }] });
     expect(await call(client, "get_event_access", { eventId })).toMatchObject({ structuredContent: { view: true, register: true, checkIn: true } });
 
-    const shown = await call(client, "show_my_ticket", { eventId, reservationId });
+    const shown = await call(client, "get_my_ticket_link", { eventId, reservationId });
     expect(shown.isError, JSON.stringify(shown)).toBeFalsy();
     const { url, ...details } = shown.structuredContent! as { url: string };
     expect(details).toEqual({ reservationId, ticketVersion: 1, expiresNote: expect.stringContaining("Re-issuing") });
@@ -86,18 +86,18 @@ describe("the person's reservations", () => {
     const text = shown.content!.map((c) => c.text).join("\n");
     expect(text.split(token)).toHaveLength(2);
     expect(text).toContain(`/tickets#${token}`);
-    expect(JSON.stringify(await ctx.owner`select arguments from mcp.tool_calls where tool = 'show_my_ticket'`)).not.toContain(token);
+    expect(JSON.stringify(await ctx.owner`select arguments from mcp.tool_calls where tool = 'get_my_ticket_link'`)).not.toContain(token);
     await client.close();
   });
 
   it("cancels: the ticket is gone, and another person's reservation is not theirs to show", async () => {
     const client = await connect(attendee.access_token);
     const other = (await rest(`/api/v3/events/${eventId}/reservations`, { method: "POST" })).body; // the host's own reservation
-    expect(await call(client, "show_my_ticket", { eventId, reservationId: other.id }))
+    expect(await call(client, "get_my_ticket_link", { eventId, reservationId: other.id }))
       .toMatchObject(toolError("reservation_not_found"));
     const mine = (await call(client, "reserve_spot", { eventId })).structuredContent!.id as string;
     expect((await call(client, "cancel_reservation", { eventId, reservationId: mine })).structuredContent).toMatchObject({ status: "cancelled" });
-    expect(await call(client, "show_my_ticket", { eventId, reservationId: mine }))
+    expect(await call(client, "get_my_ticket_link", { eventId, reservationId: mine }))
       .toMatchObject(toolError("reservation_not_approved"));
     await client.close();
   });
@@ -131,7 +131,7 @@ describe("the door through an assistant", () => {
     expect((await call(door, "bind_bracelet", { eventId, reservationId, uid: "04A23B4C5D6E7F" })).structuredContent).toMatchObject({ status: "bound" });
 
     // No QR token or bracelet through an assistant: the arguments are a reservation only.
-    const ticket = new URL((await call(person, "show_my_ticket", { eventId, reservationId })).structuredContent!.url as string).hash.slice(1);
+    const ticket = new URL((await call(person, "get_my_ticket_link", { eventId, reservationId })).structuredContent!.url as string).hash.slice(1);
     expect(await call(door, "check_in_by_reservation", { eventId, reservationId, method: "qr", ticket }))
       .toMatchObject(toolError("validation_failed"));
     // Staff do not decide reservations: the host's rule.

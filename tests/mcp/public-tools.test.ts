@@ -28,7 +28,7 @@ const EXPECTED_SCOPES: Record<string, string[]> = {
   request_sponsorship_settings_change: ["sponsorship:write"], request_sponsored_deposit: ["sponsorship:write"],
   get_confirmation_status: ["wallet:link", "sponsorship:write"], // any one of them
   reserve_spot: ["reservations:write"], cancel_reservation: ["reservations:write"],
-  list_my_reservations: ["reservations:read"], show_my_ticket: ["reservations:read"], get_event_access: ["reservations:read"],
+  list_my_reservations: ["reservations:read"], get_my_ticket_link: ["reservations:read"], get_event_access: ["reservations:read"],
   get_reservation: ["reservations:read", "checkin:read"], // any one of them
   list_event_reservations: ["checkin:read"], get_check_in_counts: ["checkin:read"],
   approve_reservation: ["checkin:write"], decline_reservation: ["checkin:write"], check_in_by_reservation: ["checkin:write"],

@@ -39,7 +39,7 @@ let storefront: string; // http://127.0.0.1:<port>
 let checkout: string; // http://localhost:<port>
 let impostor: string; // http://127.0.0.1:<same port as checkout>
 
-/** The storefront's listener: records every message with both checks the README asks for. */
+/** The storefront's listener: records every message with both checks the SDK's README asks for. */
 const LISTENER = `
   window.received = [];
   window.addEventListener("message", (event) => {

@@ -69,13 +69,13 @@ export const DEVELOPMENT_ENCRYPTION_KEY = "ZGV2ZWxvcG1lbnQta2V5LW5vdC1mb3ItcHJvZ
 /** Published, like the key above: outside production only, and refused in production. */
 export const DEVELOPMENT_TOKEN_SECRET = "development-mcp-token-secret-not-for-production";
 
-/** Every environment variable the service reads. README.md lists the same set. */
+/** Every environment variable the service reads. docs/configuration.md lists the same set (tests/docs/configuration.test.ts). */
 const configShape = z.object({
   // The service's own connection: the `api_gateway` login role, which cannot bypass RLS and can
-  // only switch to the request roles (migration 20261123000800_core.sql, README Deployment).
+  // only switch to the request roles (migration 20261123000800_core.sql, docs/deployment.md).
   GATEWAY_DATABASE_URL: z.string().min(1),
   // About twice the database's CPU cores: connections beyond that only add context switches (see
-  // README, Performance). A remote database, where round trips dominate, wants more.
+  // docs/performance.md). A remote database, where round trips dominate, wants more.
   DB_POOL_MAX: z.coerce.number().int().min(1).max(500).default(4),
   // Supabase's transaction pooler (port 6543) cannot keep prepared statements.
   DB_PREPARE: z.enum(["true", "false"]).default("true").transform((v) => v === "true"),
@@ -91,7 +91,7 @@ const configShape = z.object({
   CORS_ALLOWED_ORIGINS: commaList.default(["*"]),
   BODY_LIMIT_BYTES: z.coerce.number().int().min(1024).default(1024 * 1024),
   // The proxies whose X-Forwarded-For is believed, as IP addresses and CIDR ranges (http/client-address.ts).
-  // Empty: the connection's peer is the client. On Supabase: 0.0.0.0 (README, Deployment).
+  // Empty: the connection's peer is the client. On Supabase: 0.0.0.0 (docs/deployment.md).
   TRUSTED_PROXIES: commaList.default([]).transform((entries, ctx) => {
     const ranges = entries.map(parseIpRange);
     const wrong = ranges.filter((range) => typeof range === "string");
@@ -190,7 +190,7 @@ const configShape = z.object({
   }),
   // Gasless relays: the relayer wallet's key (0x + 64 hex) that signs the relayed
   // transactions on every EVM_CHAINS chain. Never logged nor put in an error; read once into a viem
-  // account (_shared/sponsorship/relayer.ts). Unset: both gasless routes answer 503
+  // account (_shared/relays/relayer.ts). Unset: both gasless routes answer 503
   // relayer_not_configured. A KMS or remote signer replaces it behind the RelayerSigner interface
   // (useRelayerSigner). The wallet must hold gas money only and grant no token approvals: it is
   // msg.sender of every relayed call.
@@ -242,7 +242,7 @@ const configShape = z.object({
   // Client ID Metadata Documents: fetch deadline and how long a fetched document is cached.
   MCP_CIMD_TIMEOUT_MS: z.coerce.number().int().min(100).max(10_000).default(3000),
   MCP_CIMD_CACHE_SECONDS: z.coerce.number().int().min(0).max(86_400).default(3600),
-  // ---- App-backend functions (supabase/functions/<name>; README, App-backend functions) ----
+  // ---- App-backend functions (supabase/functions/<name>; docs/check-in-app.md) ----
   // Requests per person per minute of each function, counted in PostgreSQL (core.take_rate_limit):
   // 429 rate_limited with Retry-After.
   CHAT_WITH_ASSISTANT_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).max(100_000).default(20),

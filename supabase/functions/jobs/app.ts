@@ -1,5 +1,5 @@
 // The `jobs` edge function: the background work for a deployment where no process stays up
-// (Supabase). pg_cron calls it through pg_net (README, Deployment); each call runs one checkout
+// (Supabase). pg_cron calls it through pg_net (docs/deployment.md); each call runs one checkout
 // reconciler pass (paid checkouts whose page closed), one gasless-relay pass (charge mined relays,
 // broadcast stored ones again, replace stuck ones), then drains the webhook outbox for up to
 // DRAIN_BUDGET_MS. The same code runs in the local gateway's loops; the SQL claims and row locks

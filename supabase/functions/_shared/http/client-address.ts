@@ -21,7 +21,7 @@ export function clientAddressOf(peer: string | undefined, forwardedFor: string |
     if (nearest.every((x) => x === 0) && !warnedUnspecifiedPeer) {
       warnedUnspecifiedPeer = true;
       console.warn(`[client-address] the server reports ${peer} as the peer of requests (Supabase's Edge Runtime does for all of them): ` +
-        "per-IP limits share one count until TRUSTED_PROXIES names it (README, Deployment)");
+        "per-IP limits share one count until TRUSTED_PROXIES names it (docs/deployment.md)");
     }
     return formatIpAddress(nearest);
   }

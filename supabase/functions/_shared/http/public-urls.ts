@@ -1,5 +1,5 @@
 // Every URL the service writes (links, OAuth metadata, pages' forms) comes from PUBLIC_API_ROOT, which
-// is one of two things (README, Deployment):
+// is one of two things (docs/deployment.md):
 // - a host root without a path (npm start's http://127.0.0.1:54321, or a custom domain / reverse proxy
 //   in front): the api function's surfaces sit at the root, the other functions at /functions/v1/<name>;
 // - Supabase's functions root, https://<ref>.supabase.co/functions/v1 (a root with a path): every

@@ -1,5 +1,5 @@
 // What a request may be before any route looks at it. Deno's HTTP server refuses a head of more than
-// about 64 KiB or 128 header fields itself, with an empty 400 and no request id (README, Deployment);
+// about 64 KiB or 128 header fields itself, with an empty 400 and no request id (docs/deployment.md);
 // the app's own limits sit well below that, so a client gets the one error body and a stable code.
 import type { MiddlewareHandler } from "hono";
 import { ApiError, errorResponse } from "./errors.ts";

@@ -27,6 +27,11 @@ export interface ToolAnnotations {
 
 export interface ToolDefinition<I extends z.ZodObject = z.ZodObject, O extends z.ZodType = z.ZodType> {
   name: string;
+  /**
+   * The toolset a client chooses it by (toolsets.ts): the OpenAPI tag of the REST operation it runs,
+   * in snake case (`Check-in` is `check_in`), or `raw_api` for list_operations and call_api.
+   */
+  toolset: string;
   title: string;
   description: string;
   input: I;
@@ -39,6 +44,12 @@ export interface ToolDefinition<I extends z.ZodObject = z.ZodObject, O extends z
   toInput?: (args: z.output<I>) => unknown;
   /** For a tool that runs another operation named by its arguments (call_api): that operation, when they name one. */
   dispatchesTo?: (args: unknown) => Operation<never> | undefined;
+  /**
+   * How the tool is offered in read-only mode when that differs (call_api running GET operations
+   * only, list_operations listing only those); without it, the tool is offered then only when its
+   * annotations say readOnlyHint.
+   */
+  whenReadOnly?: Partial<Pick<ToolDefinition, "operation" | "dispatchesTo" | "annotations">>;
 }
 
 /** A definition whose operation takes the validated arguments as they are, or through `toInput`. */
@@ -285,9 +296,10 @@ async function runTool(definition: ToolDefinition, checked: Checked, session: To
 }
 
 /**
- * Records a call refused before any tool ran: a tool that does not exist (unknown_tool), or one the
- * grant's scopes do not cover (insufficient_scope, refused over HTTP by the public endpoint). Never
- * throws, like every record written apart from its call.
+ * Records a call refused before any tool ran: a tool that does not exist (unknown_tool), one the
+ * grant's scopes do not cover (insufficient_scope, refused over HTTP by the public endpoint), or one
+ * outside the toolsets or read-only mode the client chose (tool_not_selected). Never throws, like
+ * every record written apart from its call.
  */
 export function auditRefusedCall(session: ToolSession, tool: string, args: unknown, errorCode: string, httpStatus: number | null): Promise<void> {
   return auditToolCall(session.context.database, session.scope, {
@@ -330,11 +342,14 @@ function listedTool(definition: ToolDefinition): Record<string, unknown> {
  * request: nothing is shared between callers). It is the SDK's low-level Server with the two tool
  * methods: tools/list from the definitions, tools/call through runTool (arguments validated once,
  * by the tool's schema); McpServer's own layer would validate and project each call again.
+ * `notSelected` says why a tool of the endpoint that is not among `definitions` was left out (the
+ * client's choice of toolsets or read-only mode); a call of it is refused with that reason.
  */
 export function buildToolServer(
   info: { name: string; version: string; instructions: string },
   definitions: Readonly<Record<string, ToolDefinition>>,
   session: ToolSession,
+  notSelected: (name: string) => string | undefined = () => undefined,
 ): Server {
   const server = new Server({ name: info.name, version: info.version }, { capabilities: { tools: { listChanged: true } }, instructions: info.instructions });
   server.setRequestHandler("tools/list", () => ({ tools: Object.values(definitions).map(listedTool) }) as never);
@@ -342,8 +357,9 @@ export function buildToolServer(
     const { name, arguments: args } = request.params;
     const definition = Object.hasOwn(definitions, name) ? definitions[name] : undefined;
     if (!definition) {
-      await auditRefusedCall(session, name, args, "unknown_tool", null);
-      throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Tool ${name} not found`);
+      const reason = notSelected(name);
+      await auditRefusedCall(session, name, args, reason === undefined ? "unknown_tool" : "tool_not_selected", null);
+      throw new ProtocolError(ProtocolErrorCode.InvalidParams, reason ?? `Tool ${name} not found`);
     }
     const checked = schemasOf(definition).inputSchema["~standard"].validate(args ?? {}) as { value: Checked };
     const result = toToolResult(await runTool(definition, checked.value, session), session.context.requestId);

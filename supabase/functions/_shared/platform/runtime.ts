@@ -94,7 +94,7 @@ async function denoServe(
  * response (Go's ReadHeaderTimeout, which also bounds idle keep-alive; an upgraded connection such as
  * a WebSocket would be closed too, and none is served). A request finds its relay by its remote
  * port, the relay's end of the loopback connection, and the handler is told the relay's client as the
- * peer (Deno.serve's own peer is the relay). The relay costs throughput (README, Performance).
+ * peer (Deno.serve's own peer is the relay). The relay costs throughput (docs/performance.md).
  */
 async function serveGuarded(handler: Handler, address: { hostname?: string; port?: number }, timeoutMs: number): Promise<Server> {
   const relays = new Map<number, Relay>();

@@ -9,6 +9,7 @@ import type { AppEnv } from "../../_shared/http/context.ts";
 import { apiUrl } from "../../_shared/http/public-urls.ts";
 import { registerAppFunctions } from "./app-functions.ts";
 import { renderLlmsTxt } from "./llms-txt.ts";
+import { withOptionalRequestDefaults } from "./request-defaults.ts";
 import { VERIFIER_SECRET_HEADER } from "../sponsorship/verifier-secret.ts";
 
 const AUTHENTICATION = [
@@ -125,7 +126,7 @@ export function registerDocs(app: OpenAPIHono<AppEnv>, publicApiRoot: string) {
   registerAppFunctions(app, publicApiRoot);
   let document: ReturnType<typeof app.getOpenAPI31Document> | undefined;
   let llmsTxt: string | undefined;
-  const openApiDocument = () => (document ??= withApiFunctionServers(app.getOpenAPI31Document({
+  const openApiDocument = () => (document ??= withApiFunctionServers(withOptionalRequestDefaults(app.getOpenAPI31Document({
     openapi: "3.1.0",
     info: {
       title: "Events, hubs, sponsorship and NFT checkout API",
@@ -137,7 +138,7 @@ export function registerDocs(app: OpenAPIHono<AppEnv>, publicApiRoot: string) {
     },
     tags: TAGS,
     servers: [{ url: publicApiRoot, description: "API root; REST v3 lives under /api/v3" }],
-  }), publicApiRoot));
+  })), publicApiRoot));
   const llms = () => (llmsTxt ??= renderLlmsTxt(openApiDocument(), { authentication: AUTHENTICATION, errors: ERRORS, limits: LIMITS }));
 
   app.get("/api/v3/openapi", (c) => c.json(openApiDocument()));

@@ -1,7 +1,9 @@
 // The raw API for trusted backends: list_operations names every v3 operation an API key can call,
 // and call_api runs one by its OpenAPI operation id through the registry (api/registry.ts),
 // validating with the route's own schemas and running its operation as the caller: the same
-// validation, permissions, SQL and errors as REST, with no HTTP in between.
+// validation, permissions, SQL and errors as REST, with no HTTP in between. A read-only connection
+// (toolsets.ts) gets their read-only forms: only GET operations are listed, and call_api refuses any
+// other, decided by the operation's own route, never by what the arguments claim.
 import type { RouteConfig } from "@hono/zod-openapi";
 import type { z } from "zod";
 import { type AnyEndpoint, operationIdOf, type ValidRequest } from "../../../_shared/http/endpoint.ts";
@@ -27,6 +29,8 @@ const apiKeyEndpoints = new Map<string, AnyEndpoint>(
   endpoints.filter((e) => isApiKeyOperation(e.route)).map((e) => [operationIdOf(e.route), e]),
 );
 
+const isGet = ({ route }: AnyEndpoint) => route.method === "get";
+
 const listed = [...apiKeyEndpoints].map(([operationId, { route }]) => ({
   operationId,
   method: route.method.toUpperCase(),
@@ -35,11 +39,19 @@ const listed = [...apiKeyEndpoints].map(([operationId, { route }]) => ({
   pathParameters: pathParametersOf(route.path),
   hasBody: route.request?.body !== undefined,
 }));
+const listedGets = listed.filter((item) => item.method === "GET");
 
 export const listOperations = operation({
   name: "api.list_operations",
   async run() {
     return ok({ items: listed });
+  },
+});
+
+export const listReadOnlyOperations = operation({
+  name: "api.list_read_only_operations",
+  async run() {
+    return ok({ items: listedGets });
   },
 });
 
@@ -75,23 +87,37 @@ function validRequestOf(operationId: string, { route }: AnyEndpoint, { pathParam
   } as ValidRequest;
 }
 
-function endpointOf(operationId: string): AnyEndpoint {
+function endpointOf(operationId: string, readOnly: boolean): AnyEndpoint {
   const endpoint = apiKeyEndpoints.get(operationId);
   if (!endpoint) throw new ApiError(404, "unknown_operation", `No operation ${operationId}; list_operations names them.`);
+  if (readOnly && !isGet(endpoint)) {
+    throw new ApiError(403, "read_only_connection", `${operationId} is a ${endpoint.route.method.toUpperCase()} operation, and this connection is read-only: call_api runs GET operations only.`);
+  }
   return endpoint;
 }
 
-/** The operation call_api will run, when the id names one (the endpoint decides on its call transaction with it). */
-export function calledOperation(args: unknown): Operation<never> | undefined {
-  const operationId = (args as Partial<CallApiInput> | null)?.operationId;
-  return typeof operationId === "string" ? apiKeyEndpoints.get(operationId)?.operation : undefined;
+/** The operation call_api will run, when the id names one it may run (the endpoint decides on its call transaction with it). */
+function calledOperationOf(readOnly: boolean) {
+  return (args: unknown): Operation<never> | undefined => {
+    const operationId = (args as Partial<CallApiInput> | null)?.operationId;
+    const endpoint = typeof operationId === "string" ? apiKeyEndpoints.get(operationId) : undefined;
+    return endpoint && (!readOnly || isGet(endpoint)) ? endpoint.operation : undefined;
+  };
 }
 
-export const callApi = operation({
-  name: "api.call",
-  async run(context, input: CallApiInput) {
-    const endpoint = endpointOf(input.operationId);
-    await authorize(endpoint.operation, context); // before validation, as REST refuses a missing permission first
-    return runOperation(endpoint.operation, context, endpoint.input(validRequestOf(input.operationId, endpoint, input)));
-  },
-});
+function callApiOperation(readOnly: boolean) {
+  return operation({
+    name: readOnly ? "api.call_read_only" : "api.call",
+    async run(context, input: CallApiInput) {
+      const endpoint = endpointOf(input.operationId, readOnly);
+      await authorize(endpoint.operation, context); // before validation, as REST refuses a missing permission first
+      return runOperation(endpoint.operation, context, endpoint.input(validRequestOf(input.operationId, endpoint, input)));
+    },
+  });
+}
+
+export const callApi = callApiOperation(false);
+export const calledOperation = calledOperationOf(false);
+/** call_api on a read-only connection: GET operations only. */
+export const callReadOnlyApi = callApiOperation(true);
+export const calledReadOnlyOperation = calledOperationOf(true);

@@ -7,7 +7,7 @@
 // (request_*) create a confirmation link (api/confirmations) that the person approves with their
 // wallet in a browser, and get_confirmation_status polls it.
 //
-// A ticket leaves only as a link to the ticket page (show_my_ticket), which draws the QR code in
+// A ticket leaves only as a link to the ticket page (get_my_ticket_link), which draws the QR code in
 // the person's browser. At the door an assistant checks people in by reservation id alone: it has
 // no camera or NFC reader, and a QR token or bracelet UID that reached it in text may have been
 // put there by anyone, an event's description included.
@@ -59,42 +59,42 @@ const CreatedConfirmationSchema = ConfirmationSchema.extend({
 
 const publicOnly = {
   join_hub: define({
-    name: "join_hub", operation: hubs.joinHub, title: "Join a hub",
+    name: "join_hub", toolset: "hubs", operation: hubs.joinHub, title: "Join a hub",
     description: "Joins a published public hub (POST /api/v3/hubs/{hubId}/members); joining again changes nothing.",
     input: z.object({ hubId: ObjectId }).strict(), output: HubSchema, annotations: { ...ASKS, idempotentHint: true },
   }),
   leave_hub: define({
-    name: "leave_hub", operation: hubs.leaveHub, title: "Leave a hub", description: "Leaves a hub you joined (DELETE /api/v3/hubs/{hubId}/members/me).",
+    name: "leave_hub", toolset: "hubs", operation: hubs.leaveHub, title: "Leave a hub", description: "Leaves a hub you joined (DELETE /api/v3/hubs/{hubId}/members/me).",
     input: z.object({ hubId: ObjectId }).strict(), output: Deleted, annotations: { ...READ, readOnlyHint: false, destructiveHint: true },
   }),
   list_my_wallets: define({
-    name: "list_my_wallets", operation: identity.listCryptoAddresses, title: "Your linked wallets", description: "The wallet addresses linked to your account (GET /api/v3/me/crypto-addresses).",
+    name: "list_my_wallets", toolset: "identity", operation: identity.listCryptoAddresses, title: "Your linked wallets", description: "The wallet addresses linked to your account (GET /api/v3/me/crypto-addresses).",
     input: z.object({}).strict(), output: CryptoAddressListSchema, annotations: READ,
   }),
   list_sponsorship_usage: define({
-    name: "list_sponsorship_usage", operation: sponsorship.listUsage, title: "A sponsor's usage",
+    name: "list_sponsorship_usage", toolset: "sponsorship", operation: sponsorship.listUsage, title: "A sponsor's usage",
     description: "Sponsored transactions charged to one of your sponsor wallets, newest first (GET /api/v3/sponsorship/usage).",
     input: SponsorListQuery, output: pageSchema(UsageSchema, "SponsorshipUsagePage"), annotations: READ,
   }),
   list_sponsorship_deposits: define({
-    name: "list_sponsorship_deposits", operation: sponsorship.listDeposits, title: "A sponsor's deposits",
+    name: "list_sponsorship_deposits", toolset: "sponsorship", operation: sponsorship.listDeposits, title: "A sponsor's deposits",
     description: "Verified deposits of one of your sponsor wallets, newest first (GET /api/v3/sponsorship/deposits).",
     input: SponsorListQuery, output: pageSchema(DepositSchema, "SponsorshipDepositPage"), annotations: READ,
   }),
   get_sponsorship_settings: define({
-    name: "get_sponsorship_settings", operation: sponsorship.getSettings, title: "A sponsor's settings",
+    name: "get_sponsorship_settings", toolset: "sponsorship", operation: sponsorship.getSettings, title: "A sponsor's settings",
     description: "What one of your sponsor wallets pays for, and its limits (GET /api/v3/sponsorship/settings).",
     input: SponsorQuery, output: SettingsSchema, annotations: READ,
   }),
   request_wallet_link: define({
-    name: "request_wallet_link", operation: confirmations.requestWalletLink, title: "Ask to link a wallet",
+    name: "request_wallet_link", toolset: "identity", operation: confirmations.requestWalletLink, title: "Ask to link a wallet",
     description: "Does not link anything: creates a single-use link (15 minutes) for the person to open in a browser, where their " +
       "wallet signs a Sign-In with Ethereum message the service issues and the wallet is linked (POST /api/v3/me/crypto-addresses) " +
       "as them. Give them `url`; poll get_confirmation_status.",
     input: WalletLinkAction, output: CreatedConfirmationSchema, annotations: ASKS,
   }),
   request_sponsorship_settings_change: define({
-    name: "request_sponsorship_settings_change", operation: confirmations.requestSponsorshipSettingsChange, title: "Ask to change a sponsor's settings",
+    name: "request_sponsorship_settings_change", toolset: "sponsorship", operation: confirmations.requestSponsorshipSettingsChange, title: "Ask to change a sponsor's settings",
     description: "Does not change anything: creates a single-use link (15 minutes) showing the person every setting now and after; " +
       "they approve with a signature of the sponsor wallet over a message naming the action's hash, then the settings are replaced " +
       "(POST /api/v3/sponsorship/settings) as them. The arguments are that route's body (fields left out return to their defaults). " +
@@ -102,20 +102,20 @@ const publicOnly = {
     input: SaveSettingsSchema, output: CreatedConfirmationSchema, annotations: ASKS,
   }),
   request_sponsored_deposit: define({
-    name: "request_sponsored_deposit", operation: confirmations.requestSponsoredDeposit, title: "Ask to deposit into a sponsor's balance",
+    name: "request_sponsored_deposit", toolset: "sponsorship", operation: confirmations.requestSponsoredDeposit, title: "Ask to deposit into a sponsor's balance",
     description: "Does not move money: creates a single-use link (15 minutes) showing the person the amount, their sponsor wallet and the " +
       "chain's sponsorship vault; approving makes their wallet send the deposit transaction, which the service then verifies on-chain " +
       "and records (POST /api/v3/sponsorship/deposits/record) as them. Give them `url`; poll get_confirmation_status.",
     input: DepositAction, output: CreatedConfirmationSchema, annotations: { ...ASKS, openWorldHint: true },
   }),
-  show_my_ticket: define({
-    name: "show_my_ticket", operation: checkin.getTicketLink, title: "Show your ticket",
+  get_my_ticket_link: define({
+    name: "get_my_ticket_link", toolset: "reservations", operation: checkin.getTicketLink, title: "Show your ticket",
     description: "A link to a page that shows your ticket's QR code for your approved reservation, to open on the phone you " +
       "bring to the door. Give the person `url` exactly as it is: the part after # is the ticket, and nobody else should get it.",
     input: reservationArgs, output: TicketLinkSchema, annotations: READ,
   }),
   check_in_by_reservation: define({
-    name: "check_in_by_reservation", operation: checkin.checkInByReservation, title: "Check someone in by reservation",
+    name: "check_in_by_reservation", toolset: "check_in", operation: checkin.checkInByReservation, title: "Check someone in by reservation",
     description: "Checks a person in (or out, direction exit) at an event you host or check people in at, by their reservation " +
       "id from list_event_reservations (POST /api/v3/events/{eventId}/check-ins, method manual). `result` says admitted or why " +
       "not. Send the same `nonce` when you retry a call. QR codes and bracelets are scanned by the door's devices, not here.",
@@ -123,7 +123,7 @@ const publicOnly = {
     output: ScanSchema, annotations: onChain(ADD),
   }),
   get_confirmation_status: define({
-    name: "get_confirmation_status", operation: confirmations.getConfirmationStatus, title: "Status of a confirmation link",
+    name: "get_confirmation_status", toolset: "identity", operation: confirmations.getConfirmationStatus, title: "Status of a confirmation link",
     description: "pending, approving, approved, refused, failed or expired, with the outcome once decided. Only links this client made for you. " +
       "Listed with wallet:link or sponsorship:write.",
     input: z.object({ confirmationId: ObjectId }).strict(), output: ConfirmationSchema, annotations: READ,
@@ -144,7 +144,7 @@ export const publicTools = {
   get_sponsorship_settings: publicOnly.get_sponsorship_settings, list_my_wallets: publicOnly.list_my_wallets,
   request_wallet_link: publicOnly.request_wallet_link, request_sponsorship_settings_change: publicOnly.request_sponsorship_settings_change,
   request_sponsored_deposit: publicOnly.request_sponsored_deposit, get_confirmation_status: publicOnly.get_confirmation_status,
-  reserve_spot, cancel_reservation, list_my_reservations, get_reservation, show_my_ticket: publicOnly.show_my_ticket, get_event_access,
+  reserve_spot, cancel_reservation, list_my_reservations, get_reservation, get_my_ticket_link: publicOnly.get_my_ticket_link, get_event_access,
   list_event_reservations, approve_reservation, decline_reservation, check_in_by_reservation: publicOnly.check_in_by_reservation,
   undo_check_in, bind_bracelet, get_check_in_counts,
 };
@@ -190,7 +190,7 @@ export const PUBLIC_SERVER_INFO = {
     "hubs and venues they may see, their checkouts, sponsor wallets and wallets, their reservations, and the door of events " +
     "they host or check people in at. Linking a wallet or changing sponsorship settings " +
     "is never done by a tool: request_* tools return a single-use link the person approves with their wallet in a browser " +
-    "(poll get_confirmation_status). A ticket is shown as a link (show_my_ticket) for the person to open at the door. " +
+    "(poll get_confirmation_status). A ticket is shown as a link (get_my_ticket_link) for the person to open at the door. " +
     "Which tools are listed depends on the scopes they granted; a tool outside them answers " +
     "HTTP 403 insufficient_scope naming the scopes to ask for.",
 };
