@@ -114,7 +114,7 @@ const credentialFields = {
   reservationId: ObjectId.optional().describe("method manual: the reservation to check in"),
   braceletUid: BraceletUid.optional().describe("method bracelet: a plain bracelet's UID"),
   sun: SunMessage.optional().describe("method bracelet: an NTAG 424 DNA bracelet's SUN message (instead of braceletUid)"),
-  direction: ScanDirection.default("entry").describe("entry (the default): coming in; exit: going out"),
+  direction: ScanDirection.default("entry"),
   nonce: Nonce,
 };
 

@@ -90,7 +90,7 @@ export const CreateCheckoutSessionSchema = z
     webhookUrl: WebhookUrl,
     expiresInSeconds: z.number().int().min(EXPIRES_IN_SECONDS.min).max(EXPIRES_IN_SECONDS.max)
       .default(EXPIRES_IN_SECONDS.default)
-      .describe(`Session lifetime: ${EXPIRES_IN_SECONDS.min} to ${EXPIRES_IN_SECONDS.max} seconds, default ${EXPIRES_IN_SECONDS.default}`),
+      .describe(`Session lifetime: ${EXPIRES_IN_SECONDS.min} to ${EXPIRES_IN_SECONDS.max} seconds`),
   })
   .strict()
   .openapi("CreateCheckoutSession")

@@ -44,7 +44,7 @@ const Venue = z
   .object({
     name: z.string().min(1).max(200).describe("The venue's name, 1-200 characters"),
     address: AddressSchema.describe("The venue's postal address"),
-    coordinates: Coordinates.nullable().describe("Where the venue is on the map; null (the default): not known").default(null),
+    coordinates: Coordinates.nullable().describe("Where the venue is on the map; null: not known").default(null),
   })
   .strict()
   .openapi("Venue", { description: "Where the event happens; suggestions come from GET /api/v3/adresses/autocomplete." });
@@ -99,16 +99,16 @@ export const AccessRule = z
 const eventFields = {
   name: z.string().trim().min(1).max(200).describe("The event's name, 1-200 characters (trimmed)"),
   slug: Slug.optional().describe("Unique among your events. Omitted: derived from the name and made unique with a suffix (`weekly-meetup-2`). A `slug` you send that another of your events has answers 409 `slug_taken`."),
-  description: z.string().max(10_000).default("").describe("What the event is, up to 10,000 characters (plain text); default empty"),
+  description: z.string().max(10_000).default("").describe("What the event is, up to 10,000 characters (plain text)"),
   startsAt: Instant.openapi({ example: "2026-12-05T19:00:00+01:00" }).describe(`When the event starts. ${INSTANT_FORMAT}`),
   endsAt: Instant.openapi({ example: "2026-12-05T23:30:00+01:00" }).describe(`When the event ends, not before startsAt. ${INSTANT_FORMAT}`),
   timeZone: z.string().refine(isTimeZone, "an IANA time zone such as Europe/Berlin").openapi({ example: "Europe/Berlin" })
     .describe("The IANA time zone the event's times are shown in (Area/Location, e.g. Europe/Berlin, or UTC)"),
-  venue: Venue.nullable().describe("Where the event happens; null (the default): no venue yet").default(null),
-  visibility: Visibility.default("public").describe(`${Visibility.description} (default public)`),
-  status: Status.default("INCOMPLETE").describe("INCOMPLETE (the default) events are drafts only their owner sees; PUBLISHED ones are visible as `visibility` says"),
+  venue: Venue.nullable().describe("Where the event happens; null: no venue yet").default(null),
+  visibility: Visibility.default("public"),
+  status: Status.default("INCOMPLETE").describe("INCOMPLETE events are drafts only their owner sees; PUBLISHED ones are visible as `visibility` says"),
   accessRules: z.array(AccessRule).max(20).default([])
-    .describe("NFT holdings that grant seeing, registering or checking in (at most 20); default none: open to all"),
+    .describe("NFT holdings that grant seeing, registering or checking in (at most 20); none: open to all"),
 };
 
 const startsBeforeEnd = (e: { startsAt?: string; endsAt?: string }) =>

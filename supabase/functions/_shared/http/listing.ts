@@ -24,13 +24,13 @@ export function listQuerySchema<F extends z.ZodRawShape>(filters: F) {
   const shape = {
     take: z.coerce.number().int().min(1).max(100).default(20)
       .openapi({ example: 20 })
-      .describe("Items per page, 1-100 (default 20). `limit` is not a parameter."),
+      .describe("Items per page, 1-100. `limit` is not a parameter."),
     page: z.coerce.number().int().min(1).max(10_000).optional()
       .describe("1-based page number (offset paging). For deep pages prefer `cursor`."),
     cursor: z.string().min(1).max(512).optional()
       .describe("`nextCursor` of the previous page (keyset paging), with the same `sort` and `order`. Not combinable with `page`."),
-    sort: z.enum(["createdAt", "updatedAt"]).default("createdAt").describe("The instant items are ordered by (ties by id). Default createdAt"),
-    order: z.enum(["asc", "desc"]).default("desc").describe("asc: oldest first; desc: newest first (the default)"),
+    sort: z.enum(["createdAt", "updatedAt"]).default("createdAt").describe("The instant items are ordered by (ties by id)"),
+    order: z.enum(["asc", "desc"]).default("desc").describe("asc: oldest first; desc: newest first"),
     search: z.string().trim().min(1).max(200).optional()
       .describe("Case-insensitive substring of name, slug or description."),
     ...filters,

@@ -27,11 +27,10 @@ export const CreateHubSchema = z
   .object({
     name: hubFields.name,
     slug: hubFields.slug.optional(),
-    description: hubFields.description.default("").describe("What the hub is about, up to 10,000 characters (plain text); default empty"),
+    description: hubFields.description.default(""),
     hubType: hubFields.hubType,
-    status: hubFields.status.default("INCOMPLETE").describe("INCOMPLETE (the default): a draft only you and members see; PUBLISHED: " +
-      "visible to everyone unless private"),
-    isPrivate: hubFields.isPrivate.default(false).describe("Private hubs (default false) are visible to their owner and members only, whatever their status"),
+    status: hubFields.status.default("INCOMPLETE"),
+    isPrivate: hubFields.isPrivate.default(false),
   })
   .strict()
   .openapi("CreateHub")

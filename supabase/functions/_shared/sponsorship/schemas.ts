@@ -67,7 +67,7 @@ export const UsageSchema = z.object({
 
 const settingsFields = {
   enabledOperations: z.array(OperationType).max(OPERATION_TYPES.length)
-    .describe("Operation types this sponsor pays for; empty: none (the default)"),
+    .describe("Operation types this sponsor pays for; empty: none"),
   maxCostPerTxWei: Wei.nullable().describe(`Per-transaction maximum cost (${WEI}); null: no limit`),
   actorDailyAmountWei: Wei.nullable().describe(`Per actor and UTC day: usage plus live holds (${WEI}); null: no limit`),
   actorDailyCount: z.number().int().min(0).max(1_000_000).nullable().describe("Per actor and UTC day: transactions plus live holds; null: no limit"),
@@ -89,15 +89,15 @@ export const SettingsSchema = z.object({
 
 export const SaveSettingsSchema = z.object({
   ...SponsorFields,
-  enabledOperations: settingsFields.enabledOperations.default([]).describe(`${settingsFields.enabledOperations.description}. Left out: []`),
-  maxCostPerTxWei: settingsFields.maxCostPerTxWei.default(null).describe(`${settingsFields.maxCostPerTxWei.description}. Left out: null`),
-  actorDailyAmountWei: settingsFields.actorDailyAmountWei.default(null).describe(`${settingsFields.actorDailyAmountWei.description}. Left out: null`),
-  actorDailyCount: settingsFields.actorDailyCount.default(null).describe(`${settingsFields.actorDailyCount.description}. Left out: null`),
-  sponsorDailyAmountWei: settingsFields.sponsorDailyAmountWei.default(null).describe(`${settingsFields.sponsorDailyAmountWei.description}. Left out: null`),
-  allowedTargets: settingsFields.allowedTargets.default([]).describe(`${settingsFields.allowedTargets.description}. Left out: []`),
-  allowedSelectors: settingsFields.allowedSelectors.default([]).describe(`${settingsFields.allowedSelectors.description}. Left out: []`),
-  activeFrom: settingsFields.activeFrom.default(null).describe(`${settingsFields.activeFrom.description} Left out: null`),
-  activeUntil: settingsFields.activeUntil.default(null).describe(`${settingsFields.activeUntil.description} Left out: null`),
+  enabledOperations: settingsFields.enabledOperations.default([]),
+  maxCostPerTxWei: settingsFields.maxCostPerTxWei.default(null),
+  actorDailyAmountWei: settingsFields.actorDailyAmountWei.default(null),
+  actorDailyCount: settingsFields.actorDailyCount.default(null),
+  sponsorDailyAmountWei: settingsFields.sponsorDailyAmountWei.default(null),
+  allowedTargets: settingsFields.allowedTargets.default([]),
+  allowedSelectors: settingsFields.allowedSelectors.default([]),
+  activeFrom: settingsFields.activeFrom.default(null),
+  activeUntil: settingsFields.activeUntil.default(null),
 }).strict().superRefine((body, ctx) => {
   if (body.activeFrom && body.activeUntil && Date.parse(body.activeFrom) >= Date.parse(body.activeUntil)) {
     ctx.addIssue({ code: "custom", path: ["activeUntil"], message: "activeUntil must be after activeFrom" });
@@ -109,7 +109,7 @@ const reservedCall = {
   clientId: ClientId,
   targetAddress: EvmAddress.describe("The contract the sponsored call goes to"),
   callData: CallData,
-  nativeValueWei: Wei.default("0").describe(`Value sent with the call (${WEI}; default "0"): not sponsored, part of what must match`),
+  nativeValueWei: Wei.default("0").describe(`Value sent with the call (${WEI}): not sponsored, part of what must match`),
 };
 
 export const CheckSchema = z.object({

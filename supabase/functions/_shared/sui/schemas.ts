@@ -20,7 +20,7 @@ export const PublishSuiCollectionSchema = z
         "publishes: the same reference with the same body is a retry and answers the same record without publishing " +
         "again; with another body it answers 409 `client_reference_reused`."),
     name: z.string().trim().min(1).max(128).describe("The collection's name, 1-128 characters (trimmed), shown by wallets"),
-    description: z.string().max(2000).default("").describe("The collection's description, up to 2,000 characters; default empty"),
+    description: z.string().max(2000).default("").describe("The collection's description, up to 2,000 characters"),
     imageUrl: HttpsUrl.describe("The passes' image (https)"),
     projectUrl: HttpsUrl.describe("The event's or project's page (https)"),
     maxSupply: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER).nullable().default(null)

@@ -228,7 +228,7 @@ const transactions = {
     input: z.object({
       signature: z.string().min(10).max(1000).describe("`function name(type a, ...)`"),
       args: z.array(z.unknown()).max(50).default([])
-        .describe("The call's arguments in the signature's order (at most 50; default none): addresses and bytes as 0x-hex, uint and int values as decimal strings"),
+        .describe("The call's arguments in the signature's order (at most 50): addresses and bytes as 0x-hex, uint and int values as decimal strings"),
     }).strict(),
     output: z.object({
       callData: Hex.describe("The ABI-encoded call: the selector, then the encoded arguments"),
