@@ -108,7 +108,8 @@ export function registerDocs(app: OpenAPIHono<AppEnv>, publicApiRoot: string) {
     scheme: "bearer",
     bearerFormat: "JWT",
     description: "The check-in app's session token (Authorization: Bearer <SESSION_TOKEN>): the credential of the app-backend functions " +
-      "(/functions/v1/...), and an alternative to x-api-key where SPEC 5.8 allows the session.",
+      "(/functions/v1/...), and an alternative to x-api-key on the routes the check-in app calls: reservations, the door, gasless relays " +
+      "and the sponsorship owner's routes (each lists SessionAuth in its `security`).",
   });
   app.openAPIRegistry.registerComponent("securitySchemes", "ProviderVerifierSecret", {
     type: "apiKey",
