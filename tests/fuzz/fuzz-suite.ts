@@ -86,9 +86,10 @@ export async function describeFuzzSuite(where: string, { runs, startTarget, time
     new SignJWT({ role: "authenticated" }).setProtectedHeader({ alg: "HS256" }).setSubject(user.authUserId)
       .setAudience("authenticated").setExpirationTime(expiresAt).sign(new TextEncoder().encode(secret));
 
-  const document = await (await ctx.call("/api/v3/openapi")).json();
+  // The API's document and the local auth server's own (it is on here).
+  const documents = [await (await ctx.call("/api/v3/openapi")).json(), await (await ctx.call("/auth/v1/openapi.json")).json()];
   // DELETEs last: they may destroy the fuzzer's own rows that the other operations aim at.
-  const operations: Operation[] = operationsOf(document).sort((a, b) => Number(a.method === "DELETE") - Number(b.method === "DELETE"));
+  const operations: Operation[] = documents.flatMap(operationsOf).sort((a, b) => Number(a.method === "DELETE") - Number(b.method === "DELETE"));
 
   let context: FuzzContext;
   let readOtherUsersRows: () => Promise<UserRows>;
@@ -170,7 +171,7 @@ export async function describeFuzzSuite(where: string, { runs, startTarget, time
     const hubIds = [...victimData.hubs, ...fuzzerData.hubs, bystanderHub];
     const addresses = [victimData.address, fuzzerData.address];
     context = {
-      schemas: document.components?.schemas ?? {},
+      schemas: Object.assign({}, ...documents.map((document) => document.components?.schemas ?? {})),
       knownStrings: [...eventIds, ...hubIds, victim.id, bystander.id, fuzzer.id],
       knownValues: {
         eventId: eventIds,

@@ -54,7 +54,6 @@ export const TAGS = [
   { name: "Sponsorship", description: "The sponsored-gas ledger: balances, deposits, usage, eligibility checks and the provider's verifier." },
   { name: "Gasless relays", description: "Gasless transactions relayed for venues and NFT collections." },
   { name: "App functions", description: "The check-in app's backend functions (/functions/v1/<name>), authenticated by the app session." },
-  { name: "Local auth (Supabase Auth stand-in)", description: "The local development stand-in for Supabase Auth's e-mail code sign-in (/auth/v1); served only with LOCAL_AUTH_ENABLED." },
 ];
 
 /** @scalar/api-reference as pinned in package.json (tests/docs checks that they agree). */
