@@ -8,6 +8,7 @@ import { precompressed } from "../../_shared/http/compression.ts";
 import type { AppEnv } from "../../_shared/http/context.ts";
 import { apiUrl } from "../../_shared/http/public-urls.ts";
 import { registerAppFunctions } from "./app-functions.ts";
+import { FAVICON_SVG } from "./favicon.ts";
 import { renderLlmsTxt } from "./llms-txt.ts";
 import { VERIFIER_SECRET_HEADER } from "../sponsorship/verifier-secret.ts";
 
@@ -59,6 +60,18 @@ export const TAGS = [
 /** @scalar/api-reference as pinned in package.json (tests/docs checks that they agree). */
 export const SCALAR_VERSION = "1.72.1";
 const SCALAR_CDN = `https://cdn.jsdelivr.net/npm/@scalar/api-reference@${SCALAR_VERSION}/dist/browser/standalone.js`;
+
+/**
+ * Scalar's controls that need its cloud and do nothing offline, turned off: the "Open API Client"
+ * button (client.scalar.com), "Generate MCP" and its editor links, "Ask AI" (Agent Scalar) and the
+ * developer toolbar (Configure, Share, Deploy), which Scalar shows on localhost by default.
+ */
+export const SCALAR_WITHOUT_CLOUD_SERVICES = {
+  hideClientButton: true,
+  mcp: { disabled: true },
+  agent: { disabled: true },
+  showDeveloperTools: "never",
+} as const;
 
 let scalarBundle: Uint8Array<ArrayBuffer> | null | undefined;
 /** Scalar's standalone browser bundle from node_modules, read once; null where there is no node_modules. */
@@ -149,7 +162,13 @@ export function registerDocs(app: OpenAPIHono<AppEnv>, publicApiRoot: string) {
     pageTitle: "API v3 reference",
     withDefaultFonts: false,
     cdn: scalarScriptUrl(publicApiRoot, readScalarBundle()),
+    favicon: apiUrl({ PUBLIC_API_ROOT: publicApiRoot }, "/favicon.svg"),
+    authentication: { preferredSecurityScheme: "ApiKeyAuth" },
+    ...SCALAR_WITHOUT_CLOUD_SERVICES,
   })));
+  for (const path of ["/favicon.svg", "/favicon.ico"]) {
+    app.get(path, (c) => c.body(FAVICON_SVG, 200, { "content-type": "image/svg+xml", "cache-control": "public, max-age=86400" }));
+  }
   app.get("/api/v3/docs/scalar.js", (c) => {
     const bundle = readScalarBundle();
     if (!bundle) throw new ApiError(404, "not_found", "Scalar's bundle is not installed here; the docs page loads it from the CDN.");
