@@ -214,7 +214,10 @@ export async function describeFuzzSuite(where: string, { runs, startTarget, time
     it("has operations to fuzz, the app-backend functions' among them", () => {
       expect(operations.length).toBeGreaterThan(0);
       expect(operations.filter((o) => o.sessionOnly).map((o) => `${o.method} ${o.path}`).sort())
-        .toEqual(["GET /auth/v1/user", "POST /auth/v1/logout", "POST /functions/v1/chat-with-assistant", "POST /functions/v1/discover-mcp-capabilities"]);
+        .toEqual([
+          "GET /auth/v1/user", "POST /auth/v1/logout", "POST /functions/v1/chat-with-assistant", "POST /functions/v1/discover-mcp-capabilities",
+          "POST /functions/v1/rename-chat-for-event", "POST /functions/v1/transcribe-audio",
+        ]);
     });
 
     for (const operation of operations) {

@@ -1,9 +1,9 @@
-// rename-chat-for-event (SPEC 4.8): names a room from an event's title and context. SPEC shows no
-// response body; this one answers the room's id and its new name.
+// The rename-chat-for-event function's route: names a room from an event's title and context, and
+// answers the room's id and its new name.
 import { z } from "@hono/zod-openapi";
-import { functionRoute } from "../_shared/app-functions/routes.ts";
-import { ClientId } from "../_shared/chat/schemas.ts";
-import { jsonContent } from "../_shared/http/openapi.ts";
+import { functionRoute } from "./routes.ts";
+import { ClientId } from "../chat/schemas.ts";
+import { jsonContent } from "../http/openapi.ts";
 
 export const RenameRequestSchema = z.object({
   roomId: ClientId,
