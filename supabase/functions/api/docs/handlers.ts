@@ -10,6 +10,7 @@ import { apiUrl } from "../../_shared/http/public-urls.ts";
 import { registerAppFunctions } from "./app-functions.ts";
 import { FAVICON_SVG } from "./favicon.ts";
 import { renderLlmsTxt } from "./llms-txt.ts";
+import { registerWebhooks } from "./webhooks.ts";
 import { VERIFIER_SECRET_HEADER } from "../sponsorship/verifier-secret.ts";
 
 const AUTHENTICATION = [
@@ -136,6 +137,7 @@ export function registerDocs(app: OpenAPIHono<AppEnv>, publicApiRoot: string) {
     description: "API key from the check-in dashboard or `npm run admin -- key create`.",
   });
   registerAppFunctions(app, publicApiRoot);
+  registerWebhooks(app);
   let document: ReturnType<typeof app.getOpenAPI31Document> | undefined;
   let llmsTxt: string | undefined;
   const openApiDocument = () => (document ??= withApiFunctionServers(app.getOpenAPI31Document({
