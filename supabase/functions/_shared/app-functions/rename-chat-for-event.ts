@@ -3,6 +3,7 @@
 import { z } from "@hono/zod-openapi";
 import { functionRoute } from "./routes.ts";
 import { ClientId } from "../chat/schemas.ts";
+import { ErrorBodySchema } from "../http/errors.ts";
 import { jsonContent } from "../http/openapi.ts";
 
 export const RenameRequestSchema = z.object({
@@ -31,4 +32,7 @@ export const renameRoute = functionRoute({
   body: RenameRequestSchema,
   bodyRequired: true,
   response: { description: "The room and its new name", ...jsonContent(RenameAnswerSchema) },
+  errors: {
+    404: { description: "No such room of yours (`room_not_found`), or its event is no longer visible to you (`event_not_found`)", ...jsonContent(ErrorBodySchema) },
+  },
 });

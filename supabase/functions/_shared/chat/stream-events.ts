@@ -23,7 +23,7 @@ export const CHAT_STREAM_EVENTS = {
     session_id: z.string().describe("The room"),
     messageId: z.string().describe("Your message"),
     answerId: z.string().describe("The assistant's answer"),
-    model: z.string(),
+    model: z.string().nullable().describe("The model answering; null on the replay of an answer stored without one"),
     replayed: z.boolean().describe("Whether this is the stored answer again (the same `messageId` sent before)"),
   }).describe("The answer begins"),
   "message.delta": z.object({ text: z.string() }).describe("The next piece of the answer's text"),

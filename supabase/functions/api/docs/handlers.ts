@@ -3,7 +3,7 @@ import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { Scalar } from "@scalar/hono-api-reference";
 import type { OpenAPIHono } from "@hono/zod-openapi";
-import { ApiError } from "../../_shared/http/errors.ts";
+import { ApiError, withDerivedErrorResponses } from "../../_shared/http/errors.ts";
 import { precompressed } from "../../_shared/http/compression.ts";
 import type { AppEnv } from "../../_shared/http/context.ts";
 import { apiUrl } from "../../_shared/http/public-urls.ts";
@@ -140,7 +140,7 @@ export function registerDocs(app: OpenAPIHono<AppEnv>, publicApiRoot: string) {
   registerWebhooks(app);
   let document: ReturnType<typeof app.getOpenAPI31Document> | undefined;
   let llmsTxt: string | undefined;
-  const openApiDocument = () => (document ??= withApiFunctionServers(app.getOpenAPI31Document({
+  const openApiDocument = () => (document ??= withApiFunctionServers(withDerivedErrorResponses(app.getOpenAPI31Document({
     openapi: "3.1.0",
     info: {
       title: "Events, hubs, sponsorship and NFT checkout API",
@@ -152,7 +152,7 @@ export function registerDocs(app: OpenAPIHono<AppEnv>, publicApiRoot: string) {
     },
     tags: TAGS,
     servers: [{ url: publicApiRoot, description: "API root; REST v3 lives under /api/v3" }],
-  }), publicApiRoot));
+  })), publicApiRoot));
   const llms = () => (llmsTxt ??= renderLlmsTxt(openApiDocument(), { authentication: AUTHENTICATION, errors: ERRORS, limits: LIMITS }));
 
   app.get("/api/v3/openapi", (c) => c.json(openApiDocument()));

@@ -8,6 +8,7 @@ import {
 } from "../../_shared/app-auth/sessions.ts";
 import { createRouter } from "../../_shared/http/app.ts";
 import { clientAddress } from "../../_shared/http/client-address.ts";
+import { withDerivedErrorResponses } from "../../_shared/http/errors.ts";
 import type { AppEnv } from "../../_shared/http/context.ts";
 import { apiUrl } from "../../_shared/http/public-urls.ts";
 import { currentUser, jwks, LOCAL_AUTH_TAG, logout, refresh, requestCode, verifyCode } from "./routes.ts";
@@ -64,7 +65,7 @@ localAuthRouter.openAPIRegistry.registerComponent("securitySchemes", "SessionAut
 localAuthRouter.get("/auth/v1/openapi.json", (c) => {
   const root = c.get("config").PUBLIC_API_ROOT;
   const reference = `${root.replace(/\/+$/, "")}/api/v3/docs`;
-  return c.json(localAuthRouter.getOpenAPI31Document({
+  return c.json(withDerivedErrorResponses(localAuthRouter.getOpenAPI31Document({
     openapi: "3.1.0",
     info: {
       title: "Local auth server (Supabase Auth stand-in)",
@@ -76,5 +77,5 @@ localAuthRouter.get("/auth/v1/openapi.json", (c) => {
     },
     tags: [LOCAL_AUTH_TAG],
     servers: [{ url: apiUrl({ PUBLIC_API_ROOT: root }, ""), description: "The api function" }],
-  }));
+  })));
 });
