@@ -103,13 +103,15 @@ type OperationObject = {
 };
 
 const METHODS_WITH_BODIES = new Set(["post", "put", "patch", "delete"]);
+/** A credential that, wrong or missing, answers like an unknown id (404), never 401: the hosted checkout's client secret. */
+const SECRET_OF_A_RESOURCE = "CheckoutClientSecret";
 
 /**
  * The error statuses an operation can answer by what it carries, added to the document where its
  * route did not list them, in the one error body (`#/components/schemas/Error`): every request's
  * limits (414, 431); for a method that may carry a body, the body's refusals (413, 415) that come
  * before the route; 400 for any input (parameters, a body) and for both credentials at once; 401
- * for a credential; 404 for a path that names a resource.
+ * for a credential (but the checkout's client secret, which answers 404); 404 for a path that names a resource.
  */
 export function withDerivedErrorResponses<D extends { paths?: Record<string, Record<string, unknown> | undefined> }>(document: D): D {
   const content = { "application/json": { schema: { $ref: "#/components/schemas/Error" } } };
@@ -123,7 +125,7 @@ export function withDerivedErrorResponses<D extends { paths?: Record<string, Rec
       if (METHODS_WITH_BODIES.has(method)) [413, 415].forEach((s) => statuses.add(s));
       if (parameters.length > 0 || operation.requestBody) statuses.add(400);
       if (schemes.includes("SessionAuth") && schemes.includes("ApiKeyAuth")) statuses.add(400);
-      if (schemes.length > 0) statuses.add(401);
+      if (schemes.some((scheme) => scheme !== SECRET_OF_A_RESOURCE)) statuses.add(401);
       if (parameters.some((p) => p.in === "path")) statuses.add(404);
       operation.responses ??= {};
       for (const status of statuses) operation.responses[status] ??= { description: ERROR_DESCRIPTIONS[status]!, content };
