@@ -48,8 +48,8 @@ export function errorResponse(c: Context, error: ApiError): Response {
 
 /** The refusals of the request limits every route enforces before it runs: all a route that reads no database can answer. */
 export function requestLimitResponses() {
-  const { 414: uriTooLong, 431: headersTooLarge } = errorResponses();
-  return { 414: uriTooLong!, 431: headersTooLarge! };
+  const { 400: tooManyParameters, 414: uriTooLong, 431: headersTooLarge } = errorResponses(400);
+  return { 400: tooManyParameters!, 414: uriTooLong!, 431: headersTooLarge! };
 }
 
 const ERROR_DESCRIPTIONS: Record<number, string> = {
@@ -109,9 +109,9 @@ const SECRET_OF_A_RESOURCE = "CheckoutClientSecret";
 /**
  * The error statuses an operation can answer by what it carries, added to the document where its
  * route did not list them, in the one error body (`#/components/schemas/Error`): every request's
- * limits (414, 431); for a method that may carry a body, the body's refusals (413, 415) that come
- * before the route; 400 for any input (parameters, a body) and for both credentials at once; 401
- * for a credential (but the checkout's client secret, which answers 404); 404 for a path that names a resource.
+ * limits (400 over 100 query parameters, 414, 431); for a method that may carry a body, the body's
+ * refusals (413, 415) that come before the route; 401 for a credential (but the checkout's client
+ * secret, which answers 404); 404 for a path that names a resource.
  */
 export function withDerivedErrorResponses<D extends { paths?: Record<string, Record<string, unknown> | undefined> }>(document: D): D {
   const content = { "application/json": { schema: { $ref: "#/components/schemas/Error" } } };
@@ -121,10 +121,8 @@ export function withDerivedErrorResponses<D extends { paths?: Record<string, Rec
       const operation = value as OperationObject;
       const parameters = operation.parameters ?? [];
       const schemes = (operation.security ?? []).flatMap((requirement) => Object.keys(requirement));
-      const statuses = new Set([414, 431]);
+      const statuses = new Set([400, 414, 431]);
       if (METHODS_WITH_BODIES.has(method)) [413, 415].forEach((s) => statuses.add(s));
-      if (parameters.length > 0 || operation.requestBody) statuses.add(400);
-      if (schemes.includes("SessionAuth") && schemes.includes("ApiKeyAuth")) statuses.add(400);
       if (schemes.some((scheme) => scheme !== SECRET_OF_A_RESOURCE)) statuses.add(401);
       if (parameters.some((p) => p.in === "path")) statuses.add(404);
       operation.responses ??= {};
