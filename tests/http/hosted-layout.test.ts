@@ -116,7 +116,7 @@ describe("with PUBLIC_API_ROOT Supabase's functions root, every link resolves un
       for (const method of ["get", "post", "put", "patch", "delete"].filter((m) => item[m])) {
         const server = (item[method]!.servers ?? item.servers ?? document.servers)[0]!;
         // A server's variables (the app functions' {app_url}) at their defaults.
-        const url = `${server.url.replace(/\{(\w+)\}/g, (_, name: string) => server.variables![name]!.default)}${path}`;
+        const url = `${server.url.replace(/\{(\w+)\}/g, (_: string, name: string) => server.variables![name]!.default)}${path}`;
         // The app-backend functions' operations are at the host, /functions/v1/<name>.
         expect(url.startsWith(`${API}/`) || url === `${HOST}${path}` && /^\/functions\/v1\/[a-z-]+$/.test(path), url).toBe(true);
         if (method === "get" && !path.includes("{")) expect((await edge(url)).status, url).not.toBe(404);

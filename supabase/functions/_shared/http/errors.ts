@@ -113,9 +113,9 @@ const SECRET_OF_A_RESOURCE = "CheckoutClientSecret";
  * refusals (413, 415) that come before the route; 401 for a credential (but the checkout's client
  * secret, which answers 404); 404 for a path that names a resource.
  */
-export function withDerivedErrorResponses<D extends { paths?: Record<string, Record<string, unknown> | undefined> }>(document: D): D {
+export function withDerivedErrorResponses<D extends { paths?: object }>(document: D): D {
   const content = { "application/json": { schema: { $ref: "#/components/schemas/Error" } } };
-  for (const item of Object.values(document.paths ?? {})) {
+  for (const item of Object.values(document.paths ?? {}) as Array<Record<string, unknown> | undefined>) {
     for (const [method, value] of Object.entries(item ?? {})) {
       if (method !== "get" && !METHODS_WITH_BODIES.has(method)) continue;
       const operation = value as OperationObject;
