@@ -24,7 +24,7 @@ const hubFields = {
   }),
   isPrivate: z.boolean().openapi({
     description: "Private hubs are visible to their owner and members only, whatever their status. " +
-      "(`private` is not a field name: SPEC reserves it as a refused list parameter.)",
+      "(`private` is not a field name, and `listHubs` refuses it as a query parameter.)",
   }),
 };
 
