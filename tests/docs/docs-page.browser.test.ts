@@ -23,9 +23,15 @@ afterAll(async () => {
   await t?.close();
 });
 
+async function launchBrowser() {
+  // A failed test, never a skip: `npm test` installs chromium as root; elsewhere it is installed by hand.
+  if (!existsSync(CHROMIUM_PATH)) throw new Error(`Chromium is not installed at ${CHROMIUM_PATH}. Install it with: ${CHROMIUM_INSTALL}`);
+  browser ??= await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS, timeout: 120_000 });
+}
+
 /** Opens `path` with every request off the gateway's origin aborted; returns what was served and refused. */
-async function openOffline(path: string): Promise<{ page: Page; served: string[]; refused: string[]; errors: string[] }> {
-  const page = await browser.newPage();
+async function openOffline(path: string, viewport?: { width: number; height: number }): Promise<{ page: Page; served: string[]; refused: string[]; errors: string[] }> {
+  const page = await browser.newPage(viewport ? { viewport } : {});
   const origin = new URL(gateway.url).origin;
   const served: string[] = [];
   const refused: string[] = [];
@@ -46,9 +52,7 @@ async function openOffline(path: string): Promise<{ page: Page; served: string[]
 
 describe("the API reference page in Chromium", () => {
   it("renders our OpenAPI document with Scalar served by the gateway, and nothing from other hosts", async () => {
-    // A failed test, never a skip: `npm test` installs chromium as root; elsewhere it is installed by hand.
-    if (!existsSync(CHROMIUM_PATH)) throw new Error(`Chromium is not installed at ${CHROMIUM_PATH}. Install it with: ${CHROMIUM_INSTALL}`);
-    browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS, timeout: 120_000 });
+    await launchBrowser();
 
     const doc = await (await fetch(`${gateway.url}/api/v3/openapi`)).json();
     const title: string = doc.info.title;
@@ -78,4 +82,38 @@ describe("the API reference page in Chromium", () => {
     expect(errors).toEqual([]);
     await page.close();
   }, 180_000);
+
+  // Scalar's controls that call its cloud (client.scalar.com, Agent Scalar, MCP generation, the
+  // developer toolbar's Configure/Share/Deploy) do nothing offline: the page must not offer them.
+  const CLOUD_CONTROLS = /^(Ask AI|Generate MCP|Open API Client|Open in API Client|Developer Tools|Configure|Share|Deploy|VS Code|Cursor)\b/;
+
+  it.each([{ width: 1280, height: 800 }, { width: 390, height: 844 }])(
+    "at $width x $height: no cloud-only controls, the API-key scheme selected, a favicon served here",
+    async (viewport) => {
+      await launchBrowser();
+      const { page, refused, errors } = await openOffline("/api/v3/docs", viewport);
+      await page.getByText("Events, hubs, sponsorship and NFT checkout API", { exact: true }).first().waitFor({ state: "visible", timeout: 60_000 });
+      // The sidebar of the narrow layout sits behind its menu button: open it, so its controls are looked at too.
+      if (viewport.width < 1000) await page.getByRole("button", { name: "Open Menu" }).first().click();
+      await page.getByRole("button", { name: /Selected Auth Type: ApiKeyAuth/ }).first().waitFor({ state: "attached", timeout: 30_000 });
+
+      const controls = await page.locator("button, a, [role=button]").evaluateAll((elements) =>
+        elements.map((element) => `${element.textContent ?? ""} ${element.getAttribute("aria-label") ?? ""}`.replace(/\s+/g, " ").trim()));
+      expect(controls.length).toBeGreaterThan(20);
+      expect(controls.filter((name) => CLOUD_CONTROLS.test(name))).toEqual([]);
+      expect(await page.getByText("Selected Auth Type: ApiKeyAuth").count()).toBeGreaterThan(0);
+
+      const icons = await page.locator("link[rel~=icon]").evaluateAll((links) => links.map((link) => (link as HTMLLinkElement).href));
+      expect(icons).toEqual([`${gateway.url}/favicon.svg`]);
+      const icon = await page.request.get(icons[0]!);
+      expect([icon.status(), icon.headers()["content-type"]]).toEqual([200, "image/svg+xml"]);
+      expect(await icon.text()).toMatch(/^<svg /);
+      expect((await fetch(`${gateway.url}/favicon.ico`)).status).toBe(200);
+
+      expect(refused).toEqual([]);
+      expect(errors).toEqual([]);
+      await page.close();
+    },
+    180_000,
+  );
 });

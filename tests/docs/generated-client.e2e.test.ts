@@ -113,8 +113,8 @@ function defaultedAnswerFields(): Array<{ schema: string; field: string }> {
 describe("a client generated with openapi-typescript from the served document", () => {
   it("is what the command in docs/generated-clients.md generates", { timeout: 60_000 }, async () => {
     const command = codeBlocks("docs/generated-clients.md").flatMap((block) => block.code.split("\n"))
-      .find((line) => line.startsWith("npx openapi-typescript "));
-    const [, url, , output] = command!.split(" ").slice(1);
+      .map((line) => /^npx openapi-typescript (\S+) -o (\S+)$/.exec(line)).find((match) => match !== null);
+    const [, url = "", output = ""] = command ?? [];
     expect(url).toBe("http://127.0.0.1:54321/api/v3/openapi"); // npm start's address; the test's gateway stands in for it
     await promisify(execFile)(join(ROOT, "node_modules/.bin/openapi-typescript"), [url.replace("http://127.0.0.1:54321", gateway.url), "-o", `cli-${output}`], { cwd: dir });
     const banner = /^\/\*\*[\s\S]*?\*\/\n\n/; // the CLI's "auto-generated" comment

@@ -90,6 +90,8 @@ describe("API documentation", () => {
     expect(response.status).toBe(200);
     const text = await response.text();
     for (const { path, method } of operations(doc)) expect(text).toContain(`### ${method.toUpperCase()} ${path}`);
+    for (const name of Object.keys(doc.webhooks)) expect(text).toContain(`### WEBHOOK ${name}`);
+    expect(Object.keys(doc.webhooks)).toEqual(["checkout.completed"]);
     expect(text).toContain("x-api-key");
     expect(text).toMatch(/## Errors[\s\S]*request_id/);
     expect(text).toContain("## Limits");

@@ -15,13 +15,19 @@ const bin = (name: string) => join(ROOT, "node_modules/.bin", name);
 
 let t: TestContext;
 let dir: string;
-let documentPath: string;
+/** Each served document: the API's, and the local auth server's own (/auth/v1/openapi.json). */
+const DOCUMENTS = { api: "/api/v3/openapi", "local auth": "/auth/v1/openapi.json" };
+const documentPaths: Record<string, string> = {};
 beforeAll(async () => {
-  // With the local auth server on, so its routes are linted too.
+  // With the local auth server on, so that its document is served and linted too.
   t = await createTestContext({ LOCAL_AUTH_ENABLED: "true", LOCAL_AUTH_SIGNING_KEY: await generateLocalAuthSigningKey() });
   dir = mkdtempSync(join(tmpdir(), "openapi-lint-"));
-  documentPath = join(dir, "openapi.json");
-  writeFileSync(documentPath, await (await t.call("/api/v3/openapi")).text());
+  for (const [name, url] of Object.entries(DOCUMENTS)) {
+    const response = await t.call(url);
+    if (response.status !== 200) throw new Error(`${url}: ${response.status}`);
+    documentPaths[name] = join(dir, `${name.replace(/\W/g, "-")}.json`);
+    writeFileSync(documentPaths[name], await response.text());
+  }
 });
 afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
@@ -49,20 +55,20 @@ function summary(problems: Problem[]): string[] {
 }
 
 describe("the OpenAPI document passes the integrators' linters", () => {
-  it("Redocly recommended", { timeout: 120_000 }, async () => {
-    const output = JSON.parse(await stdoutOf(bin("redocly"), ["lint", documentPath, "--config", "redocly.yaml", "--format", "json"]));
+  it.each(Object.keys(DOCUMENTS))("Redocly recommended: %s", { timeout: 120_000 }, async (name) => {
+    const output = JSON.parse(await stdoutOf(bin("redocly"), ["lint", documentPaths[name]!, "--config", "redocly.yaml", "--format", "json"]));
     const problems: Problem[] = output.problems.map((p: { ruleId: string; severity: string; location?: Array<{ pointer?: string }> }) =>
       ({ rule: p.ruleId, severity: p.severity === "error" ? "error" : "warning", where: p.location?.[0]?.pointer ?? "" }));
-    console.log("redocly:", summary(problems));
+    console.log(`redocly ${name}:`, summary(problems));
     expect(problems.filter((p) => p.severity === "error")).toEqual([]);
     expect(problems.filter((p) => p.severity === "warning")).toEqual([]);
   });
 
-  it("Spectral spectral:oas", { timeout: 120_000 }, async () => {
-    const output = JSON.parse(await stdoutOf(bin("spectral"), ["lint", documentPath, "--ruleset", ".spectral.yaml", "--format", "json", "--quiet"]) || "[]");
+  it.each(Object.keys(DOCUMENTS))("Spectral spectral:oas: %s", { timeout: 120_000 }, async (name) => {
+    const output = JSON.parse(await stdoutOf(bin("spectral"), ["lint", documentPaths[name]!, "--ruleset", ".spectral.yaml", "--format", "json", "--quiet"]) || "[]");
     const problems: Problem[] = output.filter((p: { severity: number }) => p.severity <= 1).map((p: { code: string; severity: number; path: string[] }) =>
       ({ rule: p.code, severity: p.severity === 0 ? "error" : "warning", where: p.path.join(".") }));
-    console.log("spectral:", summary(problems));
+    console.log(`spectral ${name}:`, summary(problems));
     expect(problems.filter((p) => p.severity === "error")).toEqual([]);
     expect(problems.filter((p) => p.severity === "warning")).toEqual([]);
   });

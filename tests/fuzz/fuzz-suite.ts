@@ -86,9 +86,10 @@ export async function describeFuzzSuite(where: string, { runs, startTarget, time
     new SignJWT({ role: "authenticated" }).setProtectedHeader({ alg: "HS256" }).setSubject(user.authUserId)
       .setAudience("authenticated").setExpirationTime(expiresAt).sign(new TextEncoder().encode(secret));
 
-  const document = await (await ctx.call("/api/v3/openapi")).json();
+  // The API's document and the local auth server's own (it is on here).
+  const documents = [await (await ctx.call("/api/v3/openapi")).json(), await (await ctx.call("/auth/v1/openapi.json")).json()];
   // DELETEs last: they may destroy the fuzzer's own rows that the other operations aim at.
-  const operations: Operation[] = operationsOf(document).sort((a, b) => Number(a.method === "DELETE") - Number(b.method === "DELETE"));
+  const operations: Operation[] = documents.flatMap(operationsOf).sort((a, b) => Number(a.method === "DELETE") - Number(b.method === "DELETE"));
 
   let context: FuzzContext;
   let readOtherUsersRows: () => Promise<UserRows>;
@@ -170,7 +171,7 @@ export async function describeFuzzSuite(where: string, { runs, startTarget, time
     const hubIds = [...victimData.hubs, ...fuzzerData.hubs, bystanderHub];
     const addresses = [victimData.address, fuzzerData.address];
     context = {
-      schemas: document.components?.schemas ?? {},
+      schemas: Object.assign({}, ...documents.map((document) => document.components?.schemas ?? {})),
       knownStrings: [...eventIds, ...hubIds, victim.id, bystander.id, fuzzer.id],
       knownValues: {
         eventId: eventIds,
@@ -199,9 +200,18 @@ export async function describeFuzzSuite(where: string, { runs, startTarget, time
     expect(otherUsersRows["core.crypto_addresses"]).toHaveLength(1);
   }, 300_000);
 
+  /** Each operation's answered statuses that its responses do not document, with a request that got one. */
+  const undocumented = new Map<string, Map<number, string>>();
+
   /** Sends the request; returns what is wrong with the answer and with other users' rows afterwards. */
-  async function problemsOf(request: FuzzRequest): Promise<string> {
+  async function problemsOf(operation: Operation, request: FuzzRequest): Promise<string> {
     const outcome = await target!.send(request);
+    if (outcome.reachedService !== false && reachesOperation(request) && !operation.documentedStatuses.includes(String(outcome.status))) {
+      const key = `${operation.method} ${operation.path}`;
+      const statuses = undocumented.get(key) ?? new Map<number, string>();
+      if (!statuses.has(outcome.status)) statuses.set(outcome.status, `${request.mutation} -> ${outcome.bodyExcerpt.slice(0, 160)}`);
+      undocumented.set(key, statuses);
+    }
     const rowsNow = await readOtherUsersRows();
     const changes = rowChanges(otherUsersRows, rowsNow).map((change) => change.slice(0, 400));
     otherUsersRows = rowsNow;
@@ -213,19 +223,38 @@ export async function describeFuzzSuite(where: string, { runs, startTarget, time
     it("has operations to fuzz, the app-backend functions' among them", () => {
       expect(operations.length).toBeGreaterThan(0);
       expect(operations.filter((o) => o.sessionOnly).map((o) => `${o.method} ${o.path}`).sort())
-        .toEqual(["GET /auth/v1/user", "POST /auth/v1/logout", "POST /functions/v1/chat-with-assistant", "POST /functions/v1/discover-mcp-capabilities"]);
+        .toEqual([
+          "GET /auth/v1/user", "POST /auth/v1/logout", "POST /functions/v1/chat-with-assistant", "POST /functions/v1/discover-mcp-capabilities",
+          "POST /functions/v1/rename-chat-for-event", "POST /functions/v1/transcribe-audio",
+        ]);
     });
 
     for (const operation of operations) {
       it(`${operation.method} ${operation.path}`, async () => {
         await fc.assert(
           fc.asyncProperty(requestArbitrary(operation, context), async (request) => {
-            const problems = await problemsOf(request);
+            const problems = await problemsOf(operation, request);
             if (problems) throw new Error(problems);
           }),
           { seed: SEED, numRuns: runs, ...REPLAY },
         );
       }, timeoutMs);
     }
+
+    // Last: what the operations above answered. A request sent elsewhere (another method, the path
+    // spelled otherwise, a preflight) is answered by the router, not the operation, and is left out.
+    it("answered only statuses that each operation documents", () => {
+      const found = [...undocumented].flatMap(([operation, statuses]) =>
+        [...statuses].map(([status, example]) => `${operation} answered ${status} (e.g. ${example})`));
+      expect(found).toEqual([]);
+    });
   });
+}
+
+/**
+ * Whether `request` is addressed to its operation: its method and its path template (a path
+ * parameter "." or ".." is a dot segment, which names another path).
+ */
+function reachesOperation(request: FuzzRequest): boolean {
+  return !/^(method |path spelled with|CORS preflight|path \w+: "\.{1,2}";)/.test(request.mutation);
 }

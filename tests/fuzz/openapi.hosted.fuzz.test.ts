@@ -55,13 +55,18 @@ await describeFuzzSuite("served as on Supabase", {
         // name) is answered by the platform, not by the service: only its 404 is checked.
         if (answer.headers.has("x-hosted-platform")) {
           answeredBy.platform++;
-          return { status: answer.status, problems: answer.status === 404 ? [] : [`the platform answered ${answer.status}`], bodyExcerpt: answer.text.slice(0, 500) };
+          return {
+            status: answer.status,
+            reachedService: false,
+            problems: answer.status === 404 ? [] : [`the platform answered ${answer.status}`],
+            bodyExcerpt: answer.text.slice(0, 500),
+          };
         }
         // Deno's own refusal is a bare 400 (no x-request-id, no body); a request it lets through is the function's to answer.
         const refusal = refusedByHttp(request, requestTarget(path).replace(/^\/functions\/v1/, ""));
         if (refusal && answer.status === 400 && !answer.headers.has("x-request-id") && answer.text === "") {
           answeredBy.http++;
-          return { status: answer.status, problems: [], bodyExcerpt: `(refused by HTTP: ${refusal})` };
+          return { status: answer.status, reachedService: false, problems: [], bodyExcerpt: `(refused by HTTP: ${refusal})` };
         }
         answeredBy.functions++;
         return checkAnswer(request, answer);

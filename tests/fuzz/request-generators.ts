@@ -35,6 +35,8 @@ export interface Operation {
   body?: { required: boolean; contentType: string; schema: JsonSchema };
   /** Whether the app session is its only credential (an app-backend function), not the API key. */
   sessionOnly: boolean;
+  /** The statuses its responses document ("200", "404", ...). */
+  documentedStatuses: string[];
 }
 
 interface OpenApiDocument {
@@ -42,6 +44,7 @@ interface OpenApiDocument {
     parameters?: Array<Parameter | { $ref: string }>;
     requestBody?: { required?: boolean; content?: Record<string, { schema?: JsonSchema }> };
     security?: Array<Record<string, string[]>>;
+    responses?: Record<string, unknown>;
   }>>;
   components?: { schemas?: Record<string, JsonSchema>; parameters?: Record<string, Parameter> };
 }
@@ -65,7 +68,7 @@ export function operationsOf(document: OpenApiDocument): Operation[] {
           ? { required: operation.requestBody?.required ?? false, contentType: content[0], schema: content[1].schema ?? {} }
           : undefined;
         const sessionOnly = JSON.stringify(operation.security) === JSON.stringify([{ SessionAuth: [] }]);
-        return { method: method.toUpperCase(), path, parameters, body, sessionOnly };
+        return { method: method.toUpperCase(), path, parameters, body, sessionOnly, documentedStatuses: Object.keys(operation.responses ?? {}) };
       }));
 }
 
@@ -641,6 +644,8 @@ function toRequest(operation: Operation, draft: Draft, credentials: Credentials)
 
 export interface Outcome {
   status: number;
+  /** False when something in front of the service answered (the platform, HTTP itself), not the operation. */
+  reachedService?: boolean;
   problems: string[];
   bodyExcerpt: string;
 }

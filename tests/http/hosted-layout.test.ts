@@ -112,10 +112,12 @@ describe("with PUBLIC_API_ROOT Supabase's functions root, every link resolves un
 
   it("the OpenAPI document's servers put every operation under its function, and the plain GETs answer there", async () => {
     const document = await (await ctx.call("/api/v3/openapi")).json();
-    type Servers = { servers?: { url: string }[] };
+    type Servers = { servers?: { url: string; variables?: Record<string, { default: string }> }[] };
     for (const [path, item] of Object.entries<Servers & Record<string, Servers>>(document.paths)) {
       for (const method of ["get", "post", "put", "patch", "delete"].filter((m) => item[m])) {
-        const url = `${(item[method]!.servers ?? item.servers ?? document.servers)[0]!.url}${path}`;
+        const server = (item[method]!.servers ?? item.servers ?? document.servers)[0]!;
+        // A server's variables (the app functions' {app_url}) at their defaults.
+        const url = `${server.url.replace(/\{(\w+)\}/g, (_: string, name: string) => server.variables![name]!.default)}${path}`;
         // The app-backend functions' operations are at the host, /functions/v1/<name>.
         expect(url.startsWith(`${API}/`) || url === `${HOST}${path}` && /^\/functions\/v1\/[a-z-]+$/.test(path), url).toBe(true);
         if (method === "get" && !path.includes("{")) expect((await edge(url)).status, url).not.toBe(404);

@@ -1,6 +1,6 @@
 /**
  * @eventhub/sdk: embeds the hosted NFT checkout in a storefront page and recognises the messages
- * it posts to the page (SPEC.md 6.2).
+ * it posts to the page.
  *
  * Browser events are for UI updates only: the signed `checkout.completed` webhook on the store
  * backend is the proof of payment.

@@ -1,8 +1,9 @@
+import { Hono } from "hono";
 import { localIssuerOf } from "../_shared/app-auth/sessions.ts";
 import { createBaseApp } from "../_shared/http/app.ts";
 import { routerOf } from "../_shared/http/endpoint.ts";
 import { apiRoutingPath } from "../_shared/http/public-urls.ts";
-import type { AppServices } from "../_shared/http/context.ts";
+import type { AppEnv, AppServices } from "../_shared/http/context.ts";
 import { checkoutPageRouter } from "./checkout-page/handlers.ts";
 import { confirmationsRouter } from "./confirmations/handlers.ts";
 import { registerDocs } from "./docs/handlers.ts";
@@ -28,7 +29,8 @@ export function createApiApp(services: AppServices) {
   app.route("/", confirmationsRouter); // the confirmation links' pages
   app.route("/", mcpBackendRouter);
   // Supabase Auth's e-mail code sign-in where no Supabase Auth runs (npm start); off in production unless set.
-  if (localIssuerOf(services.config)) app.route("/", localAuthRouter);
+  // Mounted through a plain Hono so that its routes stay out of the API's document: they have their own (/auth/v1/openapi.json).
+  if (localIssuerOf(services.config)) app.route("/", new Hono<AppEnv>().route("/", localAuthRouter));
   if (services.config.ENABLE_BENCH_ROUTES) {
     // The baseline of scripts/bench: one `select 1` through the same pool, nothing else.
     app.get("/bench/select-1", async (c) => c.json(await c.get("db").sql`select 1 as one`));

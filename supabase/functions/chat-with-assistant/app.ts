@@ -8,7 +8,7 @@ import type { PublicToolSurface } from "../_shared/chat/assistant-tools.ts";
 import type { AppServices } from "../_shared/http/context.ts";
 import { runsInCallTransaction } from "../_shared/mcp/tools.ts";
 import { CONFIRMATION_LINK_TOOLS, isPublicTool, publicToolServer, publicTools } from "../api/mcp/public/tools.ts";
-import { chatRoute, originOf } from "./routes.ts";
+import { chatRoute, originOf } from "../_shared/app-functions/chat-with-assistant.ts";
 import { functionUrl } from "../_shared/http/public-urls.ts";
 
 const PUBLIC_TOOLS: PublicToolSurface = {

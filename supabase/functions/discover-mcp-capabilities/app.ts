@@ -8,7 +8,7 @@ import { discoverCapabilities } from "../_shared/chat/capabilities.ts";
 import type { AppServices } from "../_shared/http/context.ts";
 import { runOperation } from "../_shared/operations/operation.ts";
 import { PUBLIC_SERVER_INFO, publicToolServer } from "../api/mcp/public/tools.ts";
-import { discoverRoute } from "./routes.ts";
+import { discoverRoute } from "../_shared/app-functions/discover-mcp-capabilities.ts";
 
 const discover = discoverCapabilities({
   serviceName: PUBLIC_SERVER_INFO.name,

@@ -9,7 +9,7 @@ import type { AppServices } from "../_shared/http/context.ts";
 import { ApiError } from "../_shared/http/errors.ts";
 import { ok, type OperationContext } from "../_shared/operations/operation.ts";
 import { capped, cleanRoomName } from "./room-name.ts";
-import { renameRoute } from "./routes.ts";
+import { renameRoute } from "../_shared/app-functions/rename-chat-for-event.ts";
 
 /** How much of the event's description the model reads. */
 const MAX_CONTEXT_CHARS = 2000;

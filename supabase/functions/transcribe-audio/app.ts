@@ -10,7 +10,7 @@ import { OTHER_MEMBERS_MAX_BYTES } from "../_shared/http/base64-field-body.ts";
 import type { AppServices } from "../_shared/http/context.ts";
 import { ok } from "../_shared/operations/operation.ts";
 import { AUDIO_TYPES, MAX_AUDIO_BASE64_CHARS, readTranscribeRequest } from "./audio.ts";
-import { transcribeRoute } from "./routes.ts";
+import { transcribeRoute } from "../_shared/app-functions/transcribe-audio.ts";
 
 /** The column's own cap (chat.messages.transcription). */
 const MAX_TRANSCRIPTION_CHARS = 200_000;

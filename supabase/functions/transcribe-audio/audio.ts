@@ -6,7 +6,7 @@
 import { readBase64FieldBody } from "../_shared/http/base64-field-body.ts";
 import { ApiError } from "../_shared/http/errors.ts";
 import { refuseLoneSurrogates, validationError } from "../_shared/http/validation.ts";
-import { TranscribeRequestSchema } from "./routes.ts";
+import { TranscribeRequestSchema } from "../_shared/app-functions/transcribe-audio.ts";
 
 /**
  * SPEC 8: up to 25 MB of audio. Decimal megabytes: OpenAI's limit (26,214,400 bytes) is on the whole

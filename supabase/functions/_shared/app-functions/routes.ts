@@ -29,6 +29,8 @@ export function functionRoute<B extends z.ZodType, R extends RouteConfig["respon
   /** Whether a request must carry a body (else no body is an empty object). */
   bodyRequired: boolean;
   response: R;
+  /** Error answers of this function besides the ones every function gives. */
+  errors?: RouteConfig["responses"];
 }) {
   return createRoute({
     operationId: definition.operationId,
@@ -40,7 +42,7 @@ export function functionRoute<B extends z.ZodType, R extends RouteConfig["respon
     security: [{ SessionAuth: [] }],
     middleware: [requireSession] as const,
     request: { body: { required: definition.bodyRequired, ...jsonContent(definition.body) } },
-    responses: { 200: definition.response, ...FUNCTION_ERRORS },
+    responses: { 200: definition.response, ...FUNCTION_ERRORS, ...definition.errors },
   });
 }
 

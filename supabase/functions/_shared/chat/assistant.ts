@@ -25,6 +25,7 @@ import type { Stream } from "openai/streaming";
 import { openCompletionStream, providerFailure } from "../ai/provider.ts";
 import { ApiError } from "../http/errors.ts";
 import { EventStream } from "../http/event-stream.ts";
+import type { ChatStreamEvents } from "./stream-events.ts";
 import type { OperationContext } from "../operations/operation.ts";
 import { afterResponseHost } from "../platform/runtime.ts";
 import { AssistantToolbox, type OfferedTool, type PublicToolSurface } from "./assistant-tools.ts";
@@ -167,7 +168,7 @@ export async function answerTurn(services: AssistantServices, context: Operation
 
 /** The stored answer again, in a short stream: its text at once, then done. */
 function replay(stored: StoredMessage, turn: ChatTurn): Response {
-  const stream = new EventStream();
+  const stream = new EventStream<ChatStreamEvents>();
   const abandoned = stored.status === "streaming" && Date.now() - Date.parse(stored.updatedAt) > ABANDONED_STREAM_MS;
   const status = abandoned ? "incomplete" : stored.status;
   stream.send("message.start", { session_id: turn.roomId, messageId: turn.messageId, answerId: stored.messageId, model: stored.model, replayed: true });
@@ -184,7 +185,7 @@ function replay(stored: StoredMessage, turn: ChatTurn): Response {
 }
 
 class Answer {
-  private readonly stream: EventStream;
+  private readonly stream: EventStream<ChatStreamEvents>;
   /** Aborted when the client goes away or the provider stays silent too long: ends the provider's request. */
   private readonly upstream = new AbortController();
   private idleTimer: ReturnType<typeof setTimeout> | undefined;
@@ -203,7 +204,7 @@ class Answer {
     requestGone: AbortSignal,
     private readonly toolbox: AssistantToolbox | undefined,
   ) {
-    this.stream = new EventStream({}, context.config.ASSISTANT_KEEPALIVE_MS);
+    this.stream = new EventStream<ChatStreamEvents>({}, context.config.ASSISTANT_KEEPALIVE_MS);
     const stop = () => this.upstream.abort();
     requestGone.addEventListener("abort", stop, { once: true });
     this.stream.clientGone.addEventListener("abort", stop, { once: true });

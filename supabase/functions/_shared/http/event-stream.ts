@@ -7,7 +7,8 @@
 const encoder = new TextEncoder();
 const KEEP_ALIVE = encoder.encode(": keep-alive\n\n");
 
-export class EventStream {
+/** `Events`: each event's name and the type of its data (chat/stream-events.ts). */
+export class EventStream<Events extends Record<string, unknown> = Record<string, unknown>> {
   readonly response: Response;
   private readonly gone = new AbortController();
   private controller!: ReadableStreamDefaultController<Uint8Array>;
@@ -41,7 +42,7 @@ export class EventStream {
     return this.gone.signal;
   }
 
-  send(type: string, data: unknown): void {
+  send<K extends keyof Events & string>(type: K, data: Events[K]): void {
     this.write(encoder.encode(`event: ${type}\ndata: ${JSON.stringify(data)}\n\n`));
   }
 

@@ -13,6 +13,26 @@ export const Timestamp = z.string().openapi({ format: "date-time", example: "202
 export const CreatedAt = Timestamp.describe("When it was created (UTC, RFC 3339)");
 export const UpdatedAt = Timestamp.describe("When it last changed (UTC, RFC 3339)");
 
+/** The path parameters the API takes, each described once; a route's `params` come from `pathIds`. */
+const PATH_IDS = {
+  eventId: "The event's id (as `createEvent` or `listEvents` gave it).",
+  reservationId: "The reservation's id (as `createReservation` or `listEventReservations` gave it).",
+  userId: "The staff member's user id (as `listEventStaff` gave it).",
+  scanId: "The scan's id (as `scanTicket` or `recordOfflineScans` gave it).",
+  braceletId: "The bracelet's id (as `bindBracelet` gave it).",
+  hubId: "The hub's id (as `createHub` or `listHubs` gave it).",
+  collectionId: "The collection's record id at this service (as `registerCollection` or `publishSuiCollection` gave it), not its chain address or object id.",
+  relayId: "The gasless relay's id (as `createVenueGaslessRelay` or `createCollectionGaslessRelay` gave it).",
+  checkoutId: "The checkout session's id (as `createCheckoutSession` gave it).",
+  attemptId: "The payment attempt's id (as `preparePayment` gave it).",
+  grantId: "The MCP grant's id (as `listMcpGrants` gave it).",
+} as const;
+
+/** A `params` schema of the named path ids, each with its description (the parameter's, in the document). */
+export function pathIds<K extends keyof typeof PATH_IDS>(...names: K[]): z.ZodObject<{ [P in K]: typeof ObjectId }> {
+  return z.object(Object.fromEntries(names.map((name) => [name, ObjectId.openapi({ description: PATH_IDS[name] })])) as { [P in K]: typeof ObjectId });
+}
+
 /** `security` of a route authenticated by `x-api-key` (the scheme registered by the docs routes). */
 export const apiKeySecurity = [{ ApiKeyAuth: [] }];
 

@@ -22,7 +22,8 @@ import type { Database } from "../db/database.ts";
 import { serviceJobs } from "../db/service-jobs.ts";
 import { outboundFetch } from "../http/outbound-fetch.ts";
 import { nextAttemptAt } from "./retry-schedule.ts";
-import { signWebhook } from "./signing.ts";
+import { checkedPayload, type WebhookHeaders } from "./events.ts";
+import { type SignatureHeaders, signWebhook } from "./signing.ts";
 
 const WEBHOOK_CHANNEL = "checkout_webhooks";
 export const WEBHOOK_USER_AGENT = "events-service-webhooks/1";
@@ -125,7 +126,11 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
     if (!url) return record(delivery, null, "the webhook URL is not a URL", null);
     if (production && url.protocol !== "https:") return record(delivery, null, "production delivers to https URLs only", null);
 
-    let signed: Record<string, string>;
+    // A payload its event's schema refuses is not sent: the document would not describe it. A code fix sends it later.
+    const checked = checkedPayload(delivery.body);
+    if ("problem" in checked) return record(delivery, null, checked.problem, retry());
+
+    let signed: SignatureHeaders;
     try {
       const secrets = await secretsOf(delivery);
       if (secrets.length === 0) return record(delivery, null, "no webhook secret for this owner and URL", retry());
@@ -134,11 +139,8 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
       // A key mix-up an operator can fix (SECRETS_ENCRYPTION_KEY): keep the delivery alive.
       return record(delivery, null, "the webhook secret cannot be decrypted or used", retry());
     }
-    const outcome = await send(url, delivery.body, {
-      ...signed,
-      "content-type": "application/json",
-      "user-agent": WEBHOOK_USER_AGENT,
-    }, { timeoutMs, publicOnly: production });
+    const headers: WebhookHeaders = { ...signed, "content-type": "application/json", "user-agent": WEBHOOK_USER_AGENT };
+    const outcome = await send(url, delivery.body, headers, { timeoutMs, publicOnly: production });
 
     if ("error" in outcome) return record(delivery, null, outcome.error, retry());
     const { status } = outcome;

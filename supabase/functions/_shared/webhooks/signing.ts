@@ -1,4 +1,4 @@
-// Signing a `checkout.completed` webhook (SPEC 6.1) two ways at once, so a store can verify with a
+// Signing a webhook (checkout.completed) two ways at once, so a store can verify with a
 // few lines of its own or with a Standard Webhooks library (https://www.standardwebhooks.com):
 //
 //   x-service-event-id:   the event id as stored, `checkout-completed-<checkoutId>` (the same on
@@ -17,6 +17,8 @@
 //
 // Web Crypto only, so the same code runs under Deno and Node.
 
+import type { WebhookHeaders } from "./events.ts";
+
 const STANDARD_WEBHOOKS_PREFIX = "whsec_";
 const encoder = new TextEncoder();
 
@@ -30,7 +32,10 @@ export interface SignWebhookInput {
   timestamp: Date;
 }
 
-export async function signWebhook({ body, secret, eventId, timestamp }: SignWebhookInput): Promise<Record<string, string>> {
+/** The headers that carry the event id and the signatures. */
+export type SignatureHeaders = Omit<WebhookHeaders, "content-type" | "user-agent">;
+
+export async function signWebhook({ body, secret, eventId, timestamp }: SignWebhookInput): Promise<SignatureHeaders> {
   const secrets = typeof secret === "string" ? [secret] : [...secret];
   if (secrets.length === 0) throw new Error("no webhook secret to sign with");
   const seconds = Math.floor(timestamp.getTime() / 1000);

@@ -11,7 +11,7 @@ import {
 } from "../../_shared/checkin/schemas.ts";
 import { ErrorBodySchema, errorResponses } from "../../_shared/http/errors.ts";
 import { pageSchema } from "../../_shared/http/listing.ts";
-import { apiKeySecurity, jsonContent, ObjectId } from "../../_shared/http/openapi.ts";
+import { apiKeySecurity, jsonContent, pathIds } from "../../_shared/http/openapi.ts";
 import { AttendanceMintSchema, RelayAcceptedSchema, RelaySchema } from "../../_shared/relays/schemas.ts";
 import { chainUnavailableResponse } from "../collections/routes.ts";
 import { relayFlow, wouldRevertResponse } from "../relays/routes.ts";
@@ -20,8 +20,8 @@ const keyOrSession = [...apiKeySecurity, { SessionAuth: [] }];
 const RESERVATIONS = ["Reservations"];
 const DOOR = ["Check-in"];
 
-const eventParam = z.object({ eventId: ObjectId });
-const reservationParam = eventParam.extend({ reservationId: ObjectId });
+const eventParam = pathIds("eventId");
+const reservationParam = pathIds("eventId", "reservationId");
 
 type Responses = RouteConfig["responses"];
 
@@ -91,7 +91,7 @@ export const removeStaff = checkinRoute({
   method: "delete", path: "/api/v3/events/{eventId}/staff/{userId}", tags: DOOR,
   summary: "Remove a checker",
   description: `Their scans stay recorded. 404 \`staff_not_found\` when the user is not staff. ${OWNER_ONLY}`,
-  request: { params: eventParam.extend({ userId: ObjectId }) },
+  request: { params: pathIds("eventId", "userId") },
   responses: { 204: { description: "Removed" }, ...errorResponses(400, 401, 403, 404) },
 });
 
@@ -250,7 +250,7 @@ export const undoScan = checkinRoute({
   description: "The person's presence goes back and the tokens the admission claimed are free again. Undoing again answers the " +
     "undone scan; 409 `later_scan_exists` when a later entry or exit of the person stands (undo that first), `scan_not_undoable` " +
     `for a refusal. ${STAFF_ONLY}`,
-  request: { params: eventParam.extend({ scanId: ObjectId }) },
+  request: { params: pathIds("eventId", "scanId") },
   responses: { 200: { description: "The undone scan", ...jsonContent(ScanSchema) }, ...errorResponses(400, 401, 403, 404, 409) },
 });
 
@@ -277,7 +277,7 @@ export const attendanceMint = checkinRoute({
     relayFlow("403 `sponsor_not_event_owners`",
       "`GET /api/v3/nft-collection/{collectionId}/gasless/{relayId}` (for whoever asked, the sponsor's owner, and the event's owner and staff)") +
     ` ${STAFF_ONLY}`,
-  request: { params: eventParam.extend({ scanId: ObjectId }), body: { required: true, ...jsonContent(AttendanceMintSchema) } },
+  request: { params: pathIds("eventId", "scanId"), body: { required: true, ...jsonContent(AttendanceMintSchema) } },
   responses: {
     202: { description: "Signed and broadcast (or queued for broadcast)", ...jsonContent(RelayAcceptedSchema) },
     200: { description: "Asked for already: that relay, as its status read shows it", ...jsonContent(RelaySchema) },
@@ -335,7 +335,7 @@ export const bindBracelet = checkinRoute({
   },
 });
 
-const braceletParam = eventParam.extend({ braceletId: ObjectId });
+const braceletParam = pathIds("eventId", "braceletId");
 
 export const unbindBracelet = checkinRoute({
   operationId: "unbindBracelet",

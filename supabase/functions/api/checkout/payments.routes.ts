@@ -10,7 +10,7 @@ import {
   TxHashBody,
 } from "../../_shared/checkout/schemas.ts";
 import { errorResponses } from "../../_shared/http/errors.ts";
-import { jsonContent, ObjectId } from "../../_shared/http/openapi.ts";
+import { jsonContent, pathIds } from "../../_shared/http/openapi.ts";
 import { chainUnavailableResponse } from "../collections/routes.ts";
 import { checkoutIdParam, clientSecretHeaders, clientSecretSecurity } from "./routes.ts";
 
@@ -56,7 +56,7 @@ export const reportPaymentTransaction = createRoute({
     "attempt already has a different hash.",
   security: clientSecretSecurity,
   request: {
-    params: checkoutIdParam.extend({ attemptId: ObjectId }),
+    params: pathIds("checkoutId", "attemptId"),
     headers: clientSecretHeaders,
     body: { required: true, ...jsonContent(TxHashBody.openapi("PaymentTransactionHash")) },
   },

@@ -11,9 +11,9 @@ import {
   WebhookDeliverySchema,
 } from "../../_shared/checkout/schemas.ts";
 import { errorResponses } from "../../_shared/http/errors.ts";
-import { apiKeySecurity, jsonContent, ObjectId } from "../../_shared/http/openapi.ts";
+import { apiKeySecurity, jsonContent, pathIds } from "../../_shared/http/openapi.ts";
 
-export const checkoutIdParam = z.object({ checkoutId: ObjectId });
+export const checkoutIdParam = pathIds("checkoutId");
 const tags = ["Checkout"];
 
 export const createCheckoutSession = createRoute({
@@ -40,7 +40,11 @@ export const createCheckoutSession = createRoute({
 export const CLIENT_SECRET_HEADER = "x-checkout-client-secret";
 /** The hosted page's operations: authenticated by the client secret header alone. */
 export const clientSecretSecurity = [{ CheckoutClientSecret: [] }];
-export const clientSecretHeaders = z.object({ [CLIENT_SECRET_HEADER]: z.string().optional() });
+export const clientSecretHeaders = z.object({
+  [CLIENT_SECRET_HEADER]: z.string().optional().openapi({
+    description: "The checkout's client secret, from the create answer or the checkout URL's fragment; a wrong or missing one answers 404 like an unknown id.",
+  }),
+});
 
 export const getClientCheckoutSession = createRoute({
   operationId: "getClientCheckoutSession",

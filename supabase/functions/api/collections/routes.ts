@@ -2,7 +2,7 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { requireApiKey } from "../../_shared/auth/middleware.ts";
 import { CollectionListSchema, CollectionSchema, RegisterCollectionSchema } from "../../_shared/collections/schemas.ts";
 import { ErrorBodySchema, errorResponses } from "../../_shared/http/errors.ts";
-import { apiKeySecurity, jsonContent, ObjectId } from "../../_shared/http/openapi.ts";
+import { apiKeySecurity, jsonContent, pathIds } from "../../_shared/http/openapi.ts";
 
 // The supported collection interface, as supabase/functions/_shared/collections/contract.ts documents it.
 const COLLECTION_INTERFACE = `
@@ -79,6 +79,6 @@ export const getCollection = createRoute({
   description: "Another owner's collection answers 404 like an unknown one.",
   security: apiKeySecurity,
   middleware: [requireApiKey] as const,
-  request: { params: z.object({ collectionId: ObjectId }) },
+  request: { params: pathIds("collectionId") },
   responses: { 200: { description: "The collection", ...jsonContent(CollectionSchema) }, ...errorResponses(400, 401, 404) },
 });

@@ -3,13 +3,15 @@ import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { Scalar } from "@scalar/hono-api-reference";
 import type { OpenAPIHono } from "@hono/zod-openapi";
-import { ApiError } from "../../_shared/http/errors.ts";
+import { ApiError, withDerivedErrorResponses } from "../../_shared/http/errors.ts";
 import { precompressed } from "../../_shared/http/compression.ts";
 import type { AppEnv } from "../../_shared/http/context.ts";
 import { apiUrl } from "../../_shared/http/public-urls.ts";
 import { registerAppFunctions } from "./app-functions.ts";
+import { FAVICON_SVG } from "./favicon.ts";
 import { renderLlmsTxt } from "./llms-txt.ts";
 import { withOptionalRequestDefaults } from "./request-defaults.ts";
+import { registerWebhooks } from "./webhooks.ts";
 import { VERIFIER_SECRET_HEADER } from "../sponsorship/verifier-secret.ts";
 
 const AUTHENTICATION = [
@@ -55,12 +57,23 @@ export const TAGS = [
   { name: "Sponsorship", description: "The sponsored-gas ledger: balances, deposits, usage, eligibility checks and the provider's verifier." },
   { name: "Gasless relays", description: "Gasless transactions relayed for venues and NFT collections." },
   { name: "App functions", description: "The check-in app's backend functions (/functions/v1/<name>), authenticated by the app session." },
-  { name: "Local auth (Supabase Auth stand-in)", description: "The local development stand-in for Supabase Auth's e-mail code sign-in (/auth/v1); served only with LOCAL_AUTH_ENABLED." },
 ];
 
 /** @scalar/api-reference as pinned in package.json (tests/docs checks that they agree). */
 export const SCALAR_VERSION = "1.72.1";
 const SCALAR_CDN = `https://cdn.jsdelivr.net/npm/@scalar/api-reference@${SCALAR_VERSION}/dist/browser/standalone.js`;
+
+/**
+ * Scalar's controls that need its cloud and do nothing offline, turned off: the "Open API Client"
+ * button (client.scalar.com), "Generate MCP" and its editor links, "Ask AI" (Agent Scalar) and the
+ * developer toolbar (Configure, Share, Deploy), which Scalar shows on localhost by default.
+ */
+export const SCALAR_WITHOUT_CLOUD_SERVICES = {
+  hideClientButton: true,
+  mcp: { disabled: true },
+  agent: { disabled: true },
+  showDeveloperTools: "never",
+} as const;
 
 let scalarBundle: Uint8Array<ArrayBuffer> | null | undefined;
 /** Scalar's standalone browser bundle from node_modules, read once; null where there is no node_modules. */
@@ -109,7 +122,8 @@ export function registerDocs(app: OpenAPIHono<AppEnv>, publicApiRoot: string) {
     scheme: "bearer",
     bearerFormat: "JWT",
     description: "The check-in app's session token (Authorization: Bearer <SESSION_TOKEN>): the credential of the app-backend functions " +
-      "(/functions/v1/...), and an alternative to x-api-key where SPEC 5.8 allows the session.",
+      "(/functions/v1/...), and an alternative to x-api-key on the routes the check-in app calls: reservations, the door, gasless relays " +
+      "and the sponsorship owner's routes (each lists SessionAuth in its `security`).",
   });
   app.openAPIRegistry.registerComponent("securitySchemes", "ProviderVerifierSecret", {
     type: "apiKey",
@@ -124,9 +138,10 @@ export function registerDocs(app: OpenAPIHono<AppEnv>, publicApiRoot: string) {
     description: "API key from the check-in dashboard or `npm run admin -- key create`.",
   });
   registerAppFunctions(app, publicApiRoot);
+  registerWebhooks(app);
   let document: ReturnType<typeof app.getOpenAPI31Document> | undefined;
   let llmsTxt: string | undefined;
-  const openApiDocument = () => (document ??= withApiFunctionServers(withOptionalRequestDefaults(app.getOpenAPI31Document({
+  const openApiDocument = () => (document ??= withApiFunctionServers(withOptionalRequestDefaults(withDerivedErrorResponses(app.getOpenAPI31Document({
     openapi: "3.1.0",
     info: {
       title: "Events, hubs, sponsorship and NFT checkout API",
@@ -138,7 +153,7 @@ export function registerDocs(app: OpenAPIHono<AppEnv>, publicApiRoot: string) {
     },
     tags: TAGS,
     servers: [{ url: publicApiRoot, description: "API root; REST v3 lives under /api/v3" }],
-  })), publicApiRoot));
+  }))), publicApiRoot));
   const llms = () => (llmsTxt ??= renderLlmsTxt(openApiDocument(), { authentication: AUTHENTICATION, errors: ERRORS, limits: LIMITS }));
 
   app.get("/api/v3/openapi", (c) => c.json(openApiDocument()));
@@ -150,7 +165,13 @@ export function registerDocs(app: OpenAPIHono<AppEnv>, publicApiRoot: string) {
     pageTitle: "API v3 reference",
     withDefaultFonts: false,
     cdn: scalarScriptUrl(publicApiRoot, readScalarBundle()),
+    favicon: apiUrl({ PUBLIC_API_ROOT: publicApiRoot }, "/favicon.svg"),
+    authentication: { preferredSecurityScheme: "ApiKeyAuth" },
+    ...SCALAR_WITHOUT_CLOUD_SERVICES,
   })));
+  for (const path of ["/favicon.svg", "/favicon.ico"]) {
+    app.get(path, (c) => c.body(FAVICON_SVG, 200, { "content-type": "image/svg+xml", "cache-control": "public, max-age=86400" }));
+  }
   app.get("/api/v3/docs/scalar.js", (c) => {
     const bundle = readScalarBundle();
     if (!bundle) throw new ApiError(404, "not_found", "Scalar's bundle is not installed here; the docs page loads it from the CDN.");

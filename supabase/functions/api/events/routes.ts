@@ -3,9 +3,9 @@ import { requireApiKey } from "../../_shared/auth/middleware.ts";
 import { CreateEventSchema, EventListQuery, EventSchema, UpdateEventSchema } from "../../_shared/events/schemas.ts";
 import { errorResponses } from "../../_shared/http/errors.ts";
 import { pageSchema } from "../../_shared/http/listing.ts";
-import { apiKeySecurity, jsonContent, ObjectId } from "../../_shared/http/openapi.ts";
+import { apiKeySecurity, jsonContent, pathIds } from "../../_shared/http/openapi.ts";
 
-const idParam = z.object({ eventId: ObjectId });
+const idParam = pathIds("eventId");
 
 export const listEvents = createRoute({
   operationId: "listEvents",

@@ -2,10 +2,10 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { requireApiKey } from "../../_shared/auth/middleware.ts";
 import { errorResponses } from "../../_shared/http/errors.ts";
 import { pageSchema } from "../../_shared/http/listing.ts";
-import { apiKeySecurity, jsonContent, ObjectId } from "../../_shared/http/openapi.ts";
+import { apiKeySecurity, jsonContent, pathIds } from "../../_shared/http/openapi.ts";
 import { CreateHubSchema, HubListQuery, HubSchema, UpdateHubSchema } from "../../_shared/hubs/schemas.ts";
 
-const idParam = z.object({ hubId: ObjectId });
+const idParam = pathIds("hubId");
 
 export const listHubs = createRoute({
   operationId: "listHubs",

@@ -126,7 +126,7 @@ export const unlinkCryptoAddress = createRoute({
   security: apiKeySecurity,
   middleware: [requireApiKey] as const,
   request: {
-    params: z.object({ address: LinkedAddress }),
+    params: z.object({ address: LinkedAddress.openapi({ description: "The linked wallet address, as `listCryptoAddresses` gives it." }) }),
     query: z.object({ chainId: LinkedChainId }),
   },
   responses: {

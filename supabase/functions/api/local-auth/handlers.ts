@@ -8,8 +8,10 @@ import {
 } from "../../_shared/app-auth/sessions.ts";
 import { createRouter } from "../../_shared/http/app.ts";
 import { clientAddress } from "../../_shared/http/client-address.ts";
+import { withDerivedErrorResponses } from "../../_shared/http/errors.ts";
 import type { AppEnv } from "../../_shared/http/context.ts";
-import { currentUser, jwks, logout, refresh, requestCode, verifyCode } from "./routes.ts";
+import { apiUrl } from "../../_shared/http/public-urls.ts";
+import { currentUser, jwks, LOCAL_AUTH_TAG, logout, refresh, requestCode, verifyCode } from "./routes.ts";
 
 /** The API version whose error bodies supabase-js reads `code` from (auth-js's API_VERSIONS). */
 const SUPABASE_AUTH_API_VERSION = "2024-01-01";
@@ -51,3 +53,29 @@ localAuthRouter.openapi(logout, async (c) => {
 });
 
 localAuthRouter.openapi(jwks, (c) => c.json(localJwks(issuerOf(c)), 200, { "Cache-Control": "public, max-age=600" }));
+
+localAuthRouter.openAPIRegistry.registerComponent("securitySchemes", "SessionAuth", {
+  type: "http",
+  scheme: "bearer",
+  bearerFormat: "JWT",
+  description: "The access token of a session (Authorization: Bearer <access_token>), as verify or refresh gave it.",
+});
+
+// Its own document, not the integrator's: a development stand-in for Supabase Auth, which a deployment does not serve.
+localAuthRouter.get("/auth/v1/openapi.json", (c) => {
+  const root = c.get("config").PUBLIC_API_ROOT;
+  const reference = `${root.replace(/\/+$/, "")}/api/v3/docs`;
+  return c.json(withDerivedErrorResponses(localAuthRouter.getOpenAPI31Document({
+    openapi: "3.1.0",
+    info: {
+      title: "Local auth server (Supabase Auth stand-in)",
+      version: "1.0.0",
+      description: "The part of Supabase Auth's API (/auth/v1) that supabase-js's e-mail code sign-in uses, served by the api function " +
+        "with LOCAL_AUTH_ENABLED for local development. A deployment signs people in with Supabase Auth itself.",
+      license: { name: "Proprietary", url: reference },
+      contact: { name: "API reference and support", url: reference },
+    },
+    tags: [LOCAL_AUTH_TAG],
+    servers: [{ url: apiUrl({ PUBLIC_API_ROOT: root }, ""), description: "The api function" }],
+  })));
+});

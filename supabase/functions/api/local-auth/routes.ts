@@ -8,7 +8,12 @@ import {
 import { ErrorBodySchema, errorResponses, requestLimitResponses } from "../../_shared/http/errors.ts";
 import { jsonContent } from "../../_shared/http/openapi.ts";
 
-const TAG = "Local auth (Supabase Auth stand-in)";
+/** The one tag of the local auth server's own document (/auth/v1/openapi.json, local-auth/handlers.ts). */
+export const LOCAL_AUTH_TAG = {
+  name: "Local auth (Supabase Auth stand-in)",
+  description: "The local development stand-in for Supabase Auth's e-mail code sign-in (/auth/v1); served only with LOCAL_AUTH_ENABLED.",
+};
+const TAG = LOCAL_AUTH_TAG.name;
 const sessionSecurity = [{ SessionAuth: [] }];
 const errorBody = (description: string) => ({ description, ...jsonContent(ErrorBodySchema) });
 

@@ -2,7 +2,7 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { requireApiKey } from "../../_shared/auth/middleware.ts";
 import { McpGrantListSchema } from "../../_shared/grants/schemas.ts";
 import { errorResponses } from "../../_shared/http/errors.ts";
-import { apiKeySecurity, ObjectId } from "../../_shared/http/openapi.ts";
+import { apiKeySecurity, pathIds } from "../../_shared/http/openapi.ts";
 
 export const listMcpGrants = createRoute({
   operationId: "listMcpGrants",
@@ -30,7 +30,7 @@ export const revokeMcpGrant = createRoute({
     "Revoking a grant already revoked answers 204 again; another user's grant, or an unknown id, 404.",
   security: apiKeySecurity,
   middleware: [requireApiKey] as const,
-  request: { params: z.object({ grantId: ObjectId }) },
+  request: { params: pathIds("grantId") },
   responses: {
     204: { description: "Revoked" },
     ...errorResponses(400, 401, 404),

@@ -3,7 +3,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { requireApiKeyOrSession } from "../../_shared/auth/middleware.ts";
 import { ErrorBodySchema, errorResponses } from "../../_shared/http/errors.ts";
-import { apiKeySecurity, jsonContent, ObjectId } from "../../_shared/http/openapi.ts";
+import { apiKeySecurity, jsonContent, pathIds } from "../../_shared/http/openapi.ts";
 import { CollectionGaslessSchema, RelayAcceptedSchema, RelaySchema, VenueGaslessSchema } from "../../_shared/relays/schemas.ts";
 import { chainUnavailableResponse } from "../collections/routes.ts";
 
@@ -62,7 +62,7 @@ export const collectionGasless = createRoute({
     "must list the collection. " + FLOW,
   security: keyOrSession,
   middleware: [requireApiKeyOrSession] as const,
-  request: { params: z.object({ collectionId: ObjectId }), body: { required: true, ...jsonContent(CollectionGaslessSchema) } },
+  request: { params: pathIds("collectionId"), body: { required: true, ...jsonContent(CollectionGaslessSchema) } },
   responses: {
     202: { description: "Signed and broadcast (or queued for broadcast)", ...jsonContent(RelayAcceptedSchema) },
     ...errorResponses(400, 401, 403, 404, 409, 413, 415, 429, 503),
@@ -85,7 +85,7 @@ export const getVenueGasless = createRoute({
   description: statusDescription,
   security: keyOrSession,
   middleware: [requireApiKeyOrSession] as const,
-  request: { params: z.object({ relayId: ObjectId }) },
+  request: { params: pathIds("relayId") },
   responses: { 200: { description: "The relay", ...jsonContent(RelaySchema) }, ...errorResponses(400, 401, 404) },
 });
 
@@ -98,6 +98,6 @@ export const getCollectionGasless = createRoute({
   description: statusDescription,
   security: keyOrSession,
   middleware: [requireApiKeyOrSession] as const,
-  request: { params: z.object({ collectionId: ObjectId, relayId: ObjectId }) },
+  request: { params: pathIds("collectionId", "relayId") },
   responses: { 200: { description: "The relay", ...jsonContent(RelaySchema) }, ...errorResponses(400, 401, 404) },
 });

@@ -1,7 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { requireApiKey } from "../../_shared/auth/middleware.ts";
 import { ErrorBodySchema, errorResponses } from "../../_shared/http/errors.ts";
-import { apiKeySecurity, jsonContent, ObjectId } from "../../_shared/http/openapi.ts";
+import { apiKeySecurity, jsonContent, pathIds } from "../../_shared/http/openapi.ts";
 import { PublishSuiCollectionSchema, SuiCollectionListSchema, SuiCollectionSchema } from "../../_shared/sui/schemas.ts";
 
 const TAGS = ["Sui collections"];
@@ -59,6 +59,6 @@ export const getSuiCollection = createRoute({
   description: "`collectionId` is the record's id (not the chain's object id). Another owner's answers 404 like an unknown one.",
   security: apiKeySecurity,
   middleware: [requireApiKey] as const,
-  request: { params: z.object({ collectionId: ObjectId }) },
+  request: { params: pathIds("collectionId") },
   responses: { 200: { description: "The publish", ...jsonContent(SuiCollectionSchema) }, ...errorResponses(400, 401, 404) },
 });

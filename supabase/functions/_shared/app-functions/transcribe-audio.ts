@@ -1,10 +1,10 @@
-// transcribe-audio (SPEC 4.8, Voice Mode): base64 audio of up to 25 MB (SPEC 8) for a message of a room.
+// The transcribe-audio function's route (voice mode): base64 audio of up to 25 MB for a message of a room.
 // The route describes the JSON body; the function reads it as it arrives (audio.ts) and checks it
 // with this schema.
 import { z } from "@hono/zod-openapi";
-import { functionRoute } from "../_shared/app-functions/routes.ts";
-import { ClientId } from "../_shared/chat/schemas.ts";
-import { jsonContent } from "../_shared/http/openapi.ts";
+import { functionRoute } from "./routes.ts";
+import { ClientId } from "../chat/schemas.ts";
+import { jsonContent } from "../http/openapi.ts";
 
 export const TranscribeRequestSchema = z.object({
   messageId: ClientId.describe("The message the audio is: its transcription is stored on it (recorded first, without text, when the room " +

@@ -1,13 +1,15 @@
-// chat-with-assistant (SPEC 4.8): the request as SPEC names its fields, with its caps
-// (_shared/chat/limits.ts); the answer streams as Server-Sent Events (SPEC 6.3).
+// The chat-with-assistant function's route: the request with its caps (chat/limits.ts); the answer
+// streams as Server-Sent Events, each event's data described by its schema (chat/stream-events.ts).
+// Here, not in the function's folder, so that the API's document describes it without importing a function.
 //
-// SPEC gives audioData and imageData as booleans: they say where the message came from. A voice
+// audioData and imageData are booleans: they say where the message came from. A voice
 // message is transcribed first (transcribe-audio, same roomId and messageId) and sent here as text;
 // an image travels in `textContent` as a data URL, since no other field can carry it.
 import { z } from "@hono/zod-openapi";
-import { functionRoute } from "../_shared/app-functions/routes.ts";
-import { CHAT_LIMITS, CONFIRMATION_MINUTES, IMAGE_TYPES } from "../_shared/chat/limits.ts";
-import { ClientId } from "../_shared/chat/schemas.ts";
+import { functionRoute } from "./routes.ts";
+import { CHAT_LIMITS, CONFIRMATION_MINUTES, IMAGE_TYPES } from "../chat/limits.ts";
+import { ClientId } from "../chat/schemas.ts";
+import { ChatStreamEventSchema } from "../chat/stream-events.ts";
 
 const IMAGE_DATA_URL = new RegExp(`^data:(${IMAGE_TYPES.join("|").replaceAll("/", "\\/")});base64,([A-Za-z0-9+/]*={0,2})$`);
 /** The longest data URL of an image within the cap. */
@@ -79,19 +81,10 @@ export function originOf(body: Pick<ChatRequest, "originalType" | "audioData" | 
 }
 
 const DESCRIPTION = `Stores the message in your room and streams the assistant's answer as Server-Sent Events
-(\`text/event-stream\`): each event is \`event: <type>\` and one \`data:\` line of JSON. While nothing else is sent for
-ASSISTANT_KEEPALIVE_MS (15 s by default: a tool running, a slow provider), a comment line \`: keep-alive\` is, which SSE clients skip.
-
-| event | data |
-|---|---|
-| \`message.start\` | \`{ session_id, messageId, answerId, model, replayed }\` |
-| \`message.delta\` | \`{ text }\`: the next piece of the answer |
-| \`tool.call\` | \`{ id, name, arguments, approved? }\`: a tool the model called (\`useMCP\`) |
-| \`tool.result\` | \`{ id, name, status: ok \\| error, result \\| error }\` |
-| \`confirmation.link\` | \`{ id, name, title, confirmationId, kind, url, expiresAt, action }\`: a wallet or money action, as the single-use link for you to open |
-| \`confirmation.required\` | \`{ id, callId, name, title, arguments, destructive, expiresAt }\`: a write the model asked for, not run; send \`approve: [callId]\` to run exactly this |
-| \`error\` | \`{ code, message }\`: the answer could not be finished |
-| \`done\` | \`{ success, message, tool_results, session_id, status, replayed, error?, code? }\`, last |
+(\`text/event-stream\`): each event is \`event: <name>\` and one \`data:\` line of JSON, as \`ChatStreamEvent\` describes them
+(\`message.start\`, \`message.delta\`, \`tool.call\`, \`tool.result\`, \`confirmation.link\`, \`confirmation.required\`, \`error\`,
+and \`done\` last). While nothing else is sent for ASSISTANT_KEEPALIVE_MS (15 s by default: a tool running, a slow provider), a
+comment line \`: keep-alive\` is, which SSE clients skip.
 
 The same \`messageId\` again answers the stored answer as a short replay (\`message.start\`, one \`message.delta\`, \`done\`
 with \`replayed: true\`); the model is not asked twice. A client that disconnects ends the provider's request and the
@@ -121,5 +114,5 @@ export const chatRoute = functionRoute({
   description: DESCRIPTION,
   body: ChatRequestSchema,
   bodyRequired: true,
-  response: { description: "The answer, as Server-Sent Events", content: { "text/event-stream": { schema: z.string() } } },
+  response: { description: "The answer, as Server-Sent Events", content: { "text/event-stream": { schema: ChatStreamEventSchema } } },
 });

@@ -1,7 +1,7 @@
-// discover-mcp-capabilities (SPEC 4.8): the route, also described in the API's OpenAPI document.
-import { DiscoverAnswerSchema, DiscoverRequestSchema } from "../_shared/chat/schemas.ts";
-import { functionRoute } from "../_shared/app-functions/routes.ts";
-import { jsonContent } from "../_shared/http/openapi.ts";
+// The discover-mcp-capabilities function's route, also described in the API's OpenAPI document.
+import { DiscoverAnswerSchema, DiscoverRequestSchema } from "../chat/schemas.ts";
+import { functionRoute } from "./routes.ts";
+import { jsonContent } from "../http/openapi.ts";
 
 export const discoverRoute = functionRoute({
   name: "discover-mcp-capabilities",

@@ -1,9 +1,10 @@
-// rename-chat-for-event (SPEC 4.8): names a room from an event's title and context. SPEC shows no
-// response body; this one answers the room's id and its new name.
+// The rename-chat-for-event function's route: names a room from an event's title and context, and
+// answers the room's id and its new name.
 import { z } from "@hono/zod-openapi";
-import { functionRoute } from "../_shared/app-functions/routes.ts";
-import { ClientId } from "../_shared/chat/schemas.ts";
-import { jsonContent } from "../_shared/http/openapi.ts";
+import { functionRoute } from "./routes.ts";
+import { ClientId } from "../chat/schemas.ts";
+import { ErrorBodySchema } from "../http/errors.ts";
+import { jsonContent } from "../http/openapi.ts";
 
 export const RenameRequestSchema = z.object({
   roomId: ClientId,
@@ -31,4 +32,7 @@ export const renameRoute = functionRoute({
   body: RenameRequestSchema,
   bodyRequired: true,
   response: { description: "The room and its new name", ...jsonContent(RenameAnswerSchema) },
+  errors: {
+    404: { description: "No such room of yours (`room_not_found`), or its event is no longer visible to you (`event_not_found`)", ...jsonContent(ErrorBodySchema) },
+  },
 });
