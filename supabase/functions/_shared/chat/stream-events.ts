@@ -93,7 +93,7 @@ export type ChatStreamEvents = { [K in keyof typeof CHAT_STREAM_EVENTS]: z.input
  */
 export const ChatStreamEventSchema = z.union(
   Object.entries(CHAT_STREAM_EVENTS).map(([name, data]) =>
-    z.object({ event: z.literal(name).describe("The event's name (the `event:` line)"), data: data.describe(data.description ?? name) })
+    z.object({ event: z.literal(name).describe("The event's name (the `event:` line)"), data })
       .openapi({ title: name, description: data.description })) as unknown as
     [z.ZodTypeAny, z.ZodTypeAny, ...z.ZodTypeAny[]],
 ).openapi("ChatStreamEvent", {
