@@ -1,7 +1,8 @@
 // What a model and an integrator read before their first call: every tool of both MCP endpoints has a
 // description, and so does every property, at any depth, of every tool's input and output schema
 // (tools/list through the SDK 1.x Client that most MCP hosts run); every query parameter and every
-// property of a request or response body in the served OpenAPI document has one too.
+// property of a request, response or webhook body in the served OpenAPI documents (the API's and the
+// local auth server's) has one too.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
@@ -89,7 +90,7 @@ async function connect(url: string, headers: Record<string, string>): Promise<Cl
 }
 
 beforeAll(async () => {
-  // With the local auth server on, so its routes are in the document too.
+  // With the local auth server on, so its document is served too.
   ctx = await createOAuthTestContext({ LOCAL_AUTH_ENABLED: "true", LOCAL_AUTH_SIGNING_KEY: await generateLocalAuthSigningKey() });
   const user = await ctx.userWithKey([]);
   backend = await connect(`${ROOT}/mcp/backend`, { "x-api-key": user.key });
@@ -119,33 +120,39 @@ describe("MCP tools describe every parameter and output field", () => {
   });
 });
 
-describe("the OpenAPI document describes every query parameter and body property", () => {
-  it("GET /api/v3/openapi", async () => {
-    const document = (await (await ctx.call("/api/v3/openapi")).json()) as Schema;
-    const missing: string[] = [];
-    const operations = [
-      ...Object.entries(document.paths as Record<string, Schema>),
-      ...Object.entries((document.webhooks ?? {}) as Record<string, Schema>).map(([name, item]) => [`webhook ${name}`, item] as const),
-    ].flatMap(([path, item]) =>
-      Object.entries(item).filter(([method]) => ["get", "put", "post", "delete", "patch"].includes(method))
-        .map(([method, operation]) => ({ where: `${method.toUpperCase()} ${path}`, operation: operation as Schema })));
-    expect(operations.length).toBeGreaterThan(0);
-    for (const { where, operation } of operations) {
-      for (const parameter of (operation.parameters ?? []) as Schema[]) {
-        if (parameter.in === "query" && !described(parameter) && !(isSchema(parameter.schema) && described(parameter.schema))) {
-          missing.push(`${where} query ${parameter.name}`);
-        }
-      }
-      const bodies = [
-        ["request", (operation.requestBody as Schema | undefined)?.content],
-        ...Object.entries((operation.responses ?? {}) as Record<string, Schema>).map(([status, response]) => [status, response.content] as const),
-      ] as const;
-      for (const [which, content] of bodies) {
-        for (const [mediaType, media] of Object.entries((content ?? {}) as Record<string, Schema>)) {
-          if (isSchema(media.schema)) missing.push(...undescribedProperties(media.schema, `${where} ${which} ${mediaType}`, document));
-        }
+/** Each query parameter and each body property (requests, responses, webhooks) of `document` without a description. */
+function undescribedInDocument(document: Schema): string[] {
+  const missing: string[] = [];
+  const operations = [
+    ...Object.entries(document.paths as Record<string, Schema>),
+    ...Object.entries((document.webhooks ?? {}) as Record<string, Schema>).map(([name, item]) => [`webhook ${name}`, item] as const),
+  ].flatMap(([path, item]) =>
+    Object.entries(item).filter(([method]) => ["get", "put", "post", "delete", "patch"].includes(method))
+      .map(([method, operation]) => ({ where: `${method.toUpperCase()} ${path}`, operation: operation as Schema })));
+  expect(operations.length).toBeGreaterThan(0);
+  for (const { where, operation } of operations) {
+    for (const parameter of (operation.parameters ?? []) as Schema[]) {
+      if (parameter.in === "query" && !described(parameter) && !(isSchema(parameter.schema) && described(parameter.schema))) {
+        missing.push(`${where} query ${parameter.name}`);
       }
     }
-    expect([...new Set(missing)]).toEqual([]);
+    const bodies = [
+      ["request", (operation.requestBody as Schema | undefined)?.content],
+      ...Object.entries((operation.responses ?? {}) as Record<string, Schema>).map(([status, response]) => [status, response.content] as const),
+    ] as const;
+    for (const [which, content] of bodies) {
+      for (const [mediaType, media] of Object.entries((content ?? {}) as Record<string, Schema>)) {
+        if (isSchema(media.schema)) missing.push(...undescribedProperties(media.schema, `${where} ${which} ${mediaType}`, document));
+      }
+    }
+  }
+  return [...new Set(missing)];
+}
+
+describe("the OpenAPI documents describe every query parameter and body property", () => {
+  it.each(["/api/v3/openapi", "/auth/v1/openapi.json"])("GET %s", async (path) => {
+    const response = await ctx.call(path);
+    expect(response.status).toBe(200);
+    expect(undescribedInDocument((await response.json()) as Schema)).toEqual([]);
   });
 });
