@@ -14,8 +14,8 @@ export const RenameRequestSchema = z.object({
 }).strict().openapi("RenameChatRequest");
 
 export const RenameAnswerSchema = z.object({
-  success: z.literal(true),
-  roomId: z.string(),
+  success: z.literal(true).describe("Always true: the room was named"),
+  roomId: z.string().describe("The room renamed (`roomId` of the request)"),
   name: z.string().describe("The room's new name as stored: at most 60 characters, plain text, no bidirectional controls"),
 }).openapi("RenameChatResponse");
 

@@ -15,9 +15,9 @@ export const TranscribeRequestSchema = z.object({
 }).strict().openapi("TranscribeRequest");
 
 export const TranscribeAnswerSchema = z.object({
-  success: z.literal(true),
-  transcription: z.string(),
-  message_id: z.string(),
+  success: z.literal(true).describe("Always true: the audio was transcribed"),
+  transcription: z.string().describe("The text of the audio"),
+  message_id: z.string().describe("The message the transcription belongs to (`messageId` of the request)"),
   stored: z.boolean().describe("Whether the transcription was stored on your message `message_id` (false: that id is the assistant's answer, not your message)"),
 }).openapi("TranscribeResponse");
 

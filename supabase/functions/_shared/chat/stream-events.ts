@@ -3,18 +3,31 @@
 // describes the stream with them, so the two cannot drift apart.
 import { z } from "@hono/zod-openapi";
 
-const ToolError = z.object({ code: z.string(), message: z.string() });
-const ToolStatus = z.enum(["ok", "error", "awaiting_confirmation", "skipped"]);
+const ToolError = z.object({
+  code: z.string().describe("The stable error code (as REST answers it)"),
+  message: z.string().describe("What went wrong, for a person"),
+});
+const CallId = z.string().describe("The tool call's id within the answer");
+const ToolName = z.string().describe("The tool's name");
+const ToolArguments = z.unknown().describe("The arguments the model gave the tool");
+const ExpiresAt = z.string().describe("When it expires (UTC, RFC 3339)");
+const ToolStatus = z.enum(["ok", "error", "awaiting_confirmation", "skipped"])
+  .describe("ok, error; awaiting_confirmation (a write the person is asked to approve by `callId`); skipped (past a cap)");
 
 const ToolResult = z.object({
-  id: z.string(),
-  name: z.string(),
-  arguments: z.unknown(),
-  status: ToolStatus.describe("ok, error; awaiting_confirmation (a write the person is asked to approve by `callId`); skipped (past a cap)"),
-  callId: z.string().optional(),
-  result: z.unknown().optional(),
-  error: ToolError.optional(),
-  confirmation: z.object({ confirmationId: z.string(), kind: z.string(), url: z.string(), expiresAt: z.string() }).optional(),
+  id: CallId,
+  name: ToolName,
+  arguments: ToolArguments,
+  status: ToolStatus,
+  callId: z.string().optional().describe("awaiting_confirmation: send `approve: [callId]` (or `decline`) with a later message"),
+  result: z.unknown().optional().describe("ok: what the tool answered"),
+  error: ToolError.optional().describe("error: why the call failed"),
+  confirmation: z.object({
+    confirmationId: z.string().describe("The confirmation link's id"),
+    kind: z.string().describe("What the link does (wallet_link, sponsorship_settings, sponsored_deposit)"),
+    url: z.string().describe("The single-use link for the person to open"),
+    expiresAt: ExpiresAt,
+  }).optional().describe("A wallet or money action: the confirmation link made for it"),
 }).openapi("ChatToolResult");
 
 /** Each event's `data`, by event name, in the order a stream may send them. */
@@ -26,49 +39,49 @@ export const CHAT_STREAM_EVENTS = {
     model: z.string().nullable().describe("The model answering; null on the replay of an answer stored without one"),
     replayed: z.boolean().describe("Whether this is the stored answer again (the same `messageId` sent before)"),
   }).describe("The answer begins"),
-  "message.delta": z.object({ text: z.string() }).describe("The next piece of the answer's text"),
+  "message.delta": z.object({ text: z.string().describe("Text to append to the answer so far") }).describe("The next piece of the answer's text"),
   "tool.call": z.object({
-    id: z.string(),
-    name: z.string(),
-    arguments: z.unknown(),
+    id: CallId,
+    name: ToolName,
+    arguments: ToolArguments,
     approved: z.literal(true).optional().describe("A call the person approved (`approve`): `id` is its `callId`"),
   }).describe("A tool the model called (`useMCP`), or a stored call the person approved"),
   "tool.result": z.object({
-    id: z.string(),
-    name: z.string(),
+    id: CallId,
+    name: ToolName,
     status: ToolStatus,
-    result: z.unknown().optional(),
-    error: ToolError.optional(),
+    result: z.unknown().optional().describe("ok: what the tool answered"),
+    error: ToolError.optional().describe("error: why the call failed"),
   }).describe("What a tool call answered"),
   "confirmation.link": z.object({
-    id: z.string(),
-    name: z.string(),
-    title: z.string().optional(),
-    confirmationId: z.string(),
-    kind: z.string(),
+    id: CallId,
+    name: ToolName,
+    title: z.string().optional().describe("The tool's title, to show"),
+    confirmationId: z.string().describe("The confirmation link's id"),
+    kind: z.string().describe("What the link does (wallet_link, sponsorship_settings, sponsored_deposit)"),
     url: z.string().describe("The single-use link for the person to open"),
-    expiresAt: z.string(),
+    expiresAt: ExpiresAt,
     action: z.unknown().describe("What the link does, as the tool described it, or null"),
   }).describe("A wallet or money action, as a confirmation link"),
   "confirmation.required": z.object({
-    id: z.string(),
+    id: CallId,
     callId: z.string().describe("Send `approve: [callId]` (or `decline`) with a later message to run (or drop) exactly this call"),
-    name: z.string(),
-    title: z.string().optional(),
-    arguments: z.unknown(),
-    destructive: z.boolean(),
-    expiresAt: z.string(),
+    name: ToolName,
+    title: z.string().optional().describe("The tool's title, to show"),
+    arguments: ToolArguments,
+    destructive: z.boolean().describe("Whether the call would overwrite or delete something (it is approved on its own)"),
+    expiresAt: z.string().describe("Until when the call can be approved (UTC, RFC 3339)"),
   }).describe("A write the model asked for, not run: the person is asked"),
   error: ToolError.describe("The answer could not be finished"),
   done: z.object({
-    success: z.boolean(),
+    success: z.boolean().describe("Whether the answer was finished"),
     message: z.string().describe("The whole answer's text"),
-    tool_results: z.array(ToolResult),
-    session_id: z.string(),
+    tool_results: z.array(ToolResult).describe("Every tool call of the answer, with its outcome"),
+    session_id: z.string().describe("The room"),
     status: z.string().describe("complete, incomplete, or (a replay) streaming"),
-    replayed: z.boolean(),
-    error: z.string().optional(),
-    code: z.string().optional(),
+    replayed: z.boolean().describe("Whether this is the stored answer again"),
+    error: z.string().optional().describe("Why the answer was not finished, for a person"),
+    code: z.string().optional().describe("The stable error code when the answer was not finished"),
   }).describe("The last event"),
 } as const;
 
@@ -80,7 +93,8 @@ export type ChatStreamEvents = { [K in keyof typeof CHAT_STREAM_EVENTS]: z.input
  */
 export const ChatStreamEventSchema = z.union(
   Object.entries(CHAT_STREAM_EVENTS).map(([name, data]) =>
-    z.object({ event: z.literal(name), data }).openapi({ title: name, description: data.description })) as unknown as
+    z.object({ event: z.literal(name).describe("The event's name (the `event:` line)"), data })
+      .openapi({ title: name, description: data.description })) as unknown as
     [z.ZodTypeAny, z.ZodTypeAny, ...z.ZodTypeAny[]],
 ).openapi("ChatStreamEvent", {
   description: "One Server-Sent Event of the answer: `event: <event>`, then `data: <data as JSON>` on one line. " +

@@ -22,8 +22,8 @@ export const WalletLinkAction = z.object({
 
 export const DepositAction = z.object({
   walletAddress: EvmAddress.describe("The sponsor wallet that sends the deposit: one of your linked addresses on chainId"),
-  chainId: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER),
-  amountWei: TokenAmount.refine((v) => v !== "0", "must be more than 0").describe("What the wallet sends to the chain's sponsorship vault, in wei"),
+  chainId: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER).describe("The sponsor wallet's EVM chain id"),
+  amountWei: TokenAmount.refine((v) => v !== "0", "must be more than 0").describe("What the wallet sends to the chain's sponsorship vault (wei, as a decimal string; more than 0)"),
 }).strict();
 
 export const KINDS = {

@@ -1,18 +1,21 @@
 import type { Context } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { z } from "@hono/zod-openapi";
+import { Timestamp } from "./openapi.ts";
 
 /** The one error body of every surface (REST, functions, MCP HTTP errors). */
 export const ErrorBodySchema = z
   .object({
-    error: z.literal(true),
-    message: z.string(),
-    code: z.string().openapi({ description: "Stable machine-readable error code", example: "validation_failed" }),
-    details: z.unknown().optional(),
-    timestamp: z.string().openapi({ format: "date-time" }),
-    request_id: z.string(),
+    error: z.literal(true).describe("Always true: this body is an error"),
+    message: z.string().describe("What went wrong and what to do, for a person; may change between versions"),
+    code: z.string().openapi({ example: "validation_failed" }).describe("Stable machine-readable error code: branch on this, not on the message"),
+    details: z.unknown().optional()
+      .describe("More about the error when there is more: for validation_failed, `issues` (at most 20, each with its path and message) and `issueCount`"),
+    timestamp: Timestamp.describe("When the error was answered (UTC)"),
+    request_id: z.string().describe("The request's id, also in the log line and the x-request-id header: quote it when reporting a problem"),
   })
-  .openapi("Error");
+  .openapi("Error")
+  .describe("The one error body of every surface");
 
 export type ErrorBody = z.infer<typeof ErrorBodySchema>;
 

@@ -23,15 +23,16 @@ const REFUSED_PARAMETERS: Record<string, RefusedParameter> = {
 export function listQuerySchema<F extends z.ZodRawShape>(filters: F) {
   const shape = {
     take: z.coerce.number().int().min(1).max(100).default(20)
-      .openapi({ description: "Items per page, 1-100. `limit` is not a parameter.", example: 20 }),
+      .openapi({ example: 20 })
+      .describe("Items per page, 1-100. `limit` is not a parameter."),
     page: z.coerce.number().int().min(1).max(10_000).optional()
-      .openapi({ description: "1-based page number (offset paging). For deep pages prefer `cursor`." }),
+      .describe("1-based page number (offset paging). For deep pages prefer `cursor`."),
     cursor: z.string().min(1).max(512).optional()
-      .openapi({ description: "`nextCursor` of the previous page (keyset paging). Not combinable with `page`." }),
-    sort: z.enum(["createdAt", "updatedAt"]).default("createdAt"),
-    order: z.enum(["asc", "desc"]).default("desc"),
+      .describe("`nextCursor` of the previous page (keyset paging), with the same `sort` and `order`. Not combinable with `page`."),
+    sort: z.enum(["createdAt", "updatedAt"]).default("createdAt").describe("The instant items are ordered by (ties by id)"),
+    order: z.enum(["asc", "desc"]).default("desc").describe("asc: oldest first; desc: newest first"),
     search: z.string().trim().min(1).max(200).optional()
-      .openapi({ description: "Case-insensitive substring of name, slug or description." }),
+      .describe("Case-insensitive substring of name, slug or description."),
     ...filters,
   };
   return z
@@ -182,12 +183,13 @@ export function toJsonPage(rows: { item: string; id: string; cursor_value: strin
 export function pageSchema<T extends z.ZodTypeAny>(item: T, name: string) {
   return z
     .object({
-      items: z.array(item),
-      take: z.number().int(),
-      page: z.number().int().nullable().openapi({ description: "The page number in offset paging; null when paging by cursor" }),
-      nextCursor: z.string().nullable().openapi({ description: "Pass as `cursor` for the next page; null on the last page" }),
-      hasMore: z.boolean(),
+      items: z.array(item).describe("This page's items, in the requested order"),
+      take: z.number().int().describe("The page size asked for (`take`)"),
+      page: z.number().int().nullable().describe("The page number in offset paging; null when paging by cursor"),
+      nextCursor: z.string().nullable().describe("Pass as `cursor` for the next page; null on the last page"),
+      hasMore: z.boolean().describe("Whether another page follows"),
     })
-    .openapi(name);
+    .openapi(name)
+    .describe("One page of a list");
 }
 

@@ -9,30 +9,31 @@ export const QUERY_MAX_CHARACTERS = 200;
 
 export const VenueSuggestionSchema = z
   .object({
-    label: z.string().openapi({ example: "Berlin, State of Berlin, Germany", description: "One line to show in a picker" }),
-    name: z.string().openapi({ example: "Berlin", description: "Use as the venue's `name` of an event" }),
-    address: AddressSchema.openapi({ description: "Use as the venue's `address` of an event; `country` is ISO 3166-1 alpha-2" }),
-    coordinates: z.object({ lat: z.number().min(-90).max(90), lng: z.number().min(-180).max(180) })
-      .openapi({ example: { lat: 52.52437, lng: 13.41053 } }),
-    source: z.enum(["places", "events", "photon", "nominatim"]).openapi({
-      description: "places: the open GeoNames data set (CC-BY-4.0); events: the venue of an event you can see; " +
-        "photon / nominatim: the external geocoder the service is configured with",
-    }),
+    label: z.string().openapi({ example: "Berlin, State of Berlin, Germany" }).describe("One line to show in a picker"),
+    name: z.string().openapi({ example: "Berlin" }).describe("Use as the venue's `name` of an event"),
+    address: AddressSchema.describe("Use as the venue's `address` of an event; `country` is ISO 3166-1 alpha-2"),
+    coordinates: z.object({
+      lat: z.number().min(-90).max(90).describe("Latitude in degrees, -90 to 90 (WGS 84)"),
+      lng: z.number().min(-180).max(180).describe("Longitude in degrees, -180 to 180 (WGS 84)"),
+    })
+      .openapi({ example: { lat: 52.52437, lng: 13.41053 } })
+      .describe("Use as the venue's `coordinates` of an event"),
+    source: z.enum(["places", "events", "photon", "nominatim"]).describe("places: the open GeoNames data set (CC-BY-4.0); events: the venue of an event you can see; " +
+        "photon / nominatim: the external geocoder the service is configured with"),
   })
-  .openapi("VenueSuggestion");
+  .openapi("VenueSuggestion")
+  .describe("A place matching the typed text, in the shape of an event's venue");
 
 const REFUSED_PARAMETERS: Record<string, RefusedParameter> = {
   limit: { code: "limit_not_supported", message: "`limit` is not a parameter; use `take` (1-20, default 10)." },
 };
 
 const autocompleteParameters = {
-  q: z.string().trim().openapi({
-    description: `The text typed so far, ${QUERY_MIN_CHARACTERS}-${QUERY_MAX_CHARACTERS} characters after trimming. ` +
-      "Shorter: 400 `query_too_short`; longer: 400 `query_too_long`; control characters: 400 `validation_failed`.",
-    example: "Berl",
-  }),
+  q: z.string().trim().openapi({ example: "Berl" }).describe(`The text typed so far, ${QUERY_MIN_CHARACTERS}-${QUERY_MAX_CHARACTERS} characters after trimming. ` +
+      "Shorter: 400 `query_too_short`; longer: 400 `query_too_long`; control characters: 400 `validation_failed`."),
   take: z.coerce.number().int().min(1).max(20).default(10)
-    .openapi({ description: "Suggestions to return, 1-20. `limit` is not a parameter.", example: 10 }),
+    .openapi({ example: 10 })
+    .describe("Suggestions to return, 1-20. `limit` is not a parameter."),
 };
 
 export const AutocompleteQuerySchema = z
@@ -60,4 +61,5 @@ export const AutocompleteQuerySchema = z
     }
   });
 
-export const VenueSuggestionsSchema = z.object({ items: z.array(VenueSuggestionSchema) }).openapi("VenueSuggestions");
+export const VenueSuggestionsSchema = z.object({ items: z.array(VenueSuggestionSchema).describe("Best match first; at most `take`") })
+  .openapi("VenueSuggestions");

@@ -7,7 +7,7 @@ import { requireApiKeyOrSession } from "../../_shared/auth/middleware.ts";
 import {
   AccessSchema, AddStaffSchema, BindBraceletSchema, BraceletSchema, CheckInSettingsSchema, CountsSchema, ManifestSchema,
   OfflineBatchResultSchema, OfflineBatchSchema, ReservationListQuery, ReservationSchema, SaveCheckInSettingsSchema, ScanRequestSchema,
-  ScanSchema, StaffSchema, TicketKeysSchema, TicketSchema,
+  ScanSchema, StaffListSchema, StaffSchema, TicketKeysSchema, TicketSchema,
 } from "../../_shared/checkin/schemas.ts";
 import { ErrorBodySchema, errorResponses } from "../../_shared/http/errors.ts";
 import { pageSchema } from "../../_shared/http/listing.ts";
@@ -69,7 +69,7 @@ export const listStaff = checkinRoute({
   summary: "The event's check-in staff",
   description: `People with the \`checker\` role: they scan, bind bracelets and read attendees and counts. ${OWNER_ONLY}`,
   request: { params: eventParam },
-  responses: { 200: { description: "The staff", ...jsonContent(z.object({ items: z.array(StaffSchema) }).openapi("CheckInStaffList")) }, ...errorResponses(400, 401, 403, 404) },
+  responses: { 200: { description: "The staff", ...jsonContent(StaffListSchema) }, ...errorResponses(400, 401, 403, 404) },
 });
 
 export const addStaff = checkinRoute({

@@ -10,7 +10,7 @@ export const health = createRoute({
   description: "Answers 200 while the process serves requests; it reads no database, so it tells an orchestrator whether to restart the process, not whether to send it traffic (GET /ready)",
   security: [],
   responses: {
-    200: { description: "Alive", content: { "application/json": { schema: z.object({ status: z.literal("ok") }) } } },
+    200: { description: "Alive", content: { "application/json": { schema: z.object({ status: z.literal("ok").describe("Always ok: the process answers") }) } } },
     ...requestLimitResponses(),
   },
 });
@@ -26,7 +26,14 @@ export const ready = createRoute({
   responses: {
     200: {
       description: "Ready",
-      content: { "application/json": { schema: z.object({ status: z.literal("ready"), schemaVersion: z.string() }) } },
+      content: {
+        "application/json": {
+          schema: z.object({
+            status: z.literal("ready").describe("Always ready: the database answers and holds every migration this code needs"),
+            schemaVersion: z.string().describe("The version (a timestamp, e.g. 20261128000200) of the latest migration the database holds"),
+          }),
+        },
+      },
     },
     ...errorResponses(503),
   },

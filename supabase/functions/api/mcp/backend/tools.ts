@@ -8,7 +8,7 @@ import * as events from "../../../_shared/events/operations.ts";
 import { EventListQuery } from "../../../_shared/events/schemas.ts";
 import * as collections from "../../../_shared/collections/operations.ts";
 import * as sui from "../../../_shared/sui/operations.ts";
-import { PublishSuiCollectionSchema, SuiCollectionSchema } from "../../../_shared/sui/schemas.ts";
+import { PublishSuiCollectionSchema, SuiCollectionListSchema, SuiCollectionSchema } from "../../../_shared/sui/schemas.ts";
 import * as sessions from "../../../_shared/checkout/operations.ts";
 import * as payments from "../../../_shared/checkout/payments.ts";
 import * as sponsorship from "../../../_shared/sponsorship/operations.ts";
@@ -18,7 +18,7 @@ import * as checkin from "../../../_shared/checkin/operations.ts";
 import {
   AccessSchema, AddStaffSchema, BindBraceletSchema, BraceletSchema, CheckInSettingsSchema, CountsSchema, ManifestSchema,
   OfflineBatchResultSchema, OfflineBatchSchema, ReservationListQuery, ReservationSchema, SaveCheckInSettingsSchema, ScanRequestSchema,
-  ScanSchema, StaffSchema, TicketSchema,
+  ScanSchema, StaffListSchema, StaffSchema, TicketSchema,
 } from "../../../_shared/checkin/schemas.ts";
 import { ObjectId } from "../../../_shared/http/openapi.ts";
 import { ProfileSchema } from "../../../_shared/identity/schemas.ts";
@@ -28,13 +28,13 @@ import * as hubs from "../../../_shared/hubs/operations.ts";
 import * as identity from "../../../_shared/identity/operations.ts";
 import * as venues from "../../../_shared/venues/operations.ts";
 import { AutocompleteQuerySchema, VenueSuggestionsSchema } from "../../../_shared/venues/schemas.ts";
-import { CollectionSchema, RegisterCollectionSchema } from "../../../_shared/collections/schemas.ts";
+import { CollectionListSchema, CollectionSchema, RegisterCollectionSchema } from "../../../_shared/collections/schemas.ts";
 import {
   CheckoutSessionSchema, ClientCheckoutSessionSchema, CreateCheckoutSessionSchema, PreparedPaymentSchema, PreparePaymentSchema,
-  WebhookAttemptSchema, WebhookDeliverySchema,
+  WebhookDeliveryLogSchema, WebhookDeliverySchema,
 } from "../../../_shared/checkout/schemas.ts";
 import {
-  BalanceSchema, CancelSchema, CheckResultSchema, CheckSchema, CompleteResultSchema, CompleteSchema, DepositSchema, PendingSchema,
+  BalanceSchema, CancelResultSchema, CancelSchema, CheckResultSchema, CheckSchema, CompleteResultSchema, CompleteSchema, DepositSchema, PendingSchema,
   RecordDepositSchema, RecordUsageSchema, SponsorQuery, UsageSchema,
 } from "../../../_shared/sponsorship/schemas.ts";
 
@@ -52,12 +52,12 @@ export const Deleted = z.object({}).describe("Empty: the REST route answers 204 
 
 export const OperationSchema = z.object({
   operationId: z.string().describe("The operation's OpenAPI operationId, e.g. createCheckoutSession"),
-  method: z.string(),
-  path: z.string(),
-  summary: z.string(),
-  pathParameters: z.array(z.string()),
-  hasBody: z.boolean(),
-});
+  method: z.string().describe("The HTTP method, upper case (GET, POST, ...)"),
+  path: z.string().describe("The path template, e.g. /api/v3/events/{eventId}"),
+  summary: z.string().describe("What the operation does, in one line"),
+  pathParameters: z.array(z.string()).describe("The names of the path's {placeholders}: call_api's pathParameters must fill each"),
+  hasBody: z.boolean().describe("Whether the operation takes a JSON body (call_api's `body`)"),
+}).describe("An API operation call_api can run");
 
 const operations = {
   list_operations: define({
@@ -67,7 +67,7 @@ const operations = {
     description: "Every v3 operation an API key can call (from the served OpenAPI document, GET /api/v3/openapi), " +
       "with the operationId that call_api takes. Read the OpenAPI document for request and response schemas.",
     input: z.object({}).strict(),
-    output: z.object({ items: z.array(OperationSchema) }),
+    output: z.object({ items: z.array(OperationSchema).describe("Every operation, in the document's order") }),
     annotations: READ,
   }),
   call_api: define({
@@ -79,10 +79,12 @@ const operations = {
       "errors as REST: `pathParameters` fill the path's {placeholders}, `query` becomes the query string, `body` the JSON body. " +
       "The REST answer is the result; a REST error is an isError result with its code.",
     input: z.object({
-      operationId: z.string().min(1).max(200),
-      pathParameters: z.record(z.string(), z.string().min(1).max(200)).optional(),
-      query: z.record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.array(z.union([z.string(), z.number(), z.boolean()])).max(100)])).optional(),
-      body: z.unknown().optional(),
+      operationId: z.string().min(1).max(200).describe("The operation to run: an operationId from list_operations, e.g. listEvents"),
+      pathParameters: z.record(z.string(), z.string().min(1).max(200)).optional()
+        .describe("A value for each {placeholder} of the operation's path, by name, e.g. { \"eventId\": \"65f1c0a2b3d4e5f601234567\" }"),
+      query: z.record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.array(z.union([z.string(), z.number(), z.boolean()])).max(100)])).optional()
+        .describe("The query parameters, by name (an array repeats the parameter, at most 100 values), e.g. { \"take\": 50 }"),
+      body: z.unknown().optional().describe("The JSON request body, for an operation that takes one (hasBody); its schema is the OpenAPI document's"),
     }).strict(),
     output: z.object({}).catchall(z.unknown()).describe("The operation's JSON answer"),
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
@@ -160,7 +162,7 @@ const checkout = {
   }),
   list_nft_collections: define({
     name: "list_nft_collections", toolset: "nft_collections", operation: collections.listCollections, title: "List your NFT collections", description: "Your registered collections (GET /api/v3/nft-collection).",
-    input: z.object({}).strict(), output: z.object({ items: z.array(CollectionSchema) }), annotations: READ,
+    input: z.object({}).strict(), output: CollectionListSchema, annotations: READ,
   }),
   get_nft_collection: define({
     name: "get_nft_collection", toolset: "nft_collections", operation: collections.getCollection, title: "Read an NFT collection", description: "One of your collections (GET /api/v3/nft-collection/{collectionId}).",
@@ -176,7 +178,7 @@ const checkout = {
   list_sui_collections: define({
     name: "list_sui_collections", toolset: "sui_collections", operation: sui.listSuiCollections, title: "List your Sui collections",
     description: "Your Sui collection publishes, newest first (GET /api/v3/crypto/sui/collection).",
-    input: z.object({}).strict(), output: z.object({ items: z.array(SuiCollectionSchema) }), annotations: READ,
+    input: z.object({}).strict(), output: SuiCollectionListSchema, annotations: READ,
   }),
   get_sui_collection: define({
     name: "get_sui_collection", toolset: "sui_collections", operation: sui.getSuiCollection, title: "Read a Sui collection",
@@ -203,13 +205,13 @@ const checkout = {
     name: "list_checkout_webhook_deliveries", toolset: "checkout", operation: sessions.listWebhookDeliveries, title: "Webhook delivery log",
     description: "Every delivery of a checkout's webhook with its attempts (GET .../webhook/deliveries).",
     input: z.object({ checkoutId: ObjectId }).strict(),
-    output: z.object({ items: z.array(WebhookDeliverySchema.extend({ attempts: z.array(WebhookAttemptSchema) })) }), annotations: READ,
+    output: WebhookDeliveryLogSchema, annotations: READ,
   }),
 };
 
 // ---- Transaction primitives ------------------------------------------------------------------
 
-const Hex = z.string().regex(/^0x([0-9a-fA-F]{2})*$/);
+const Hex = z.string().regex(/^0x([0-9a-fA-F]{2})*$/).describe("0x and an even number of hex digits");
 
 const transactions = {
   build_checkout_payment: define({
@@ -225,17 +227,28 @@ const transactions = {
       "arguments (uint values as decimal strings): the callData for check_sponsorship_eligibility or a relay. Computes only; sends nothing.",
     input: z.object({
       signature: z.string().min(10).max(1000).describe("`function name(type a, ...)`"),
-      args: z.array(z.unknown()).max(50).default([]),
+      args: z.array(z.unknown()).max(50).default([])
+        .describe("The call's arguments in the signature's order (at most 50): addresses and bytes as 0x-hex, uint and int values as decimal strings"),
     }).strict(),
-    output: z.object({ callData: Hex, selector: z.string() }),
+    output: z.object({
+      callData: Hex.describe("The ABI-encoded call: the selector, then the encoded arguments"),
+      selector: z.string().describe("The function's 4-byte selector, 0x and 8 hex digits"),
+    }),
     annotations: READ,
   }),
   confirm_checkout_payment: define({
     name: "confirm_checkout_payment", toolset: "checkout", operation: payments.confirmPayment, title: "Verify a checkout's payment receipt",
     description: "Verifies the paying transaction's receipt on-chain and completes the checkout (POST .../confirm): COMPLETED, " +
       "pending while not confirmed, or the receipt's refusal code.",
-    input: z.object({ checkoutId: ObjectId, clientSecret, txHash: z.string().regex(/^0x[0-9a-fA-F]{64}$/) }).strict(),
-    output: z.union([ClientCheckoutSessionSchema, z.object({ status: z.string() }).catchall(z.unknown())]),
+    input: z.object({
+      checkoutId: ObjectId,
+      clientSecret,
+      txHash: z.string().regex(/^0x[0-9a-fA-F]{64}$/).describe("The hash of the mint transaction the payer sent: 0x and 64 hex digits"),
+    }).strict(),
+    output: z.union([
+      ClientCheckoutSessionSchema,
+      z.object({ status: z.string().describe("`confirming` while not confirmed, with `reason` and `message`") }).catchall(z.unknown()),
+    ]).describe("The completed checkout, or why it is not confirmed yet"),
     annotations: onChain({ ...ADD, idempotentHint: true }),
   }),
   get_sponsorship_balance: define({
@@ -251,17 +264,19 @@ const transactions = {
   complete_sponsored_transaction: define({
     name: "complete_sponsored_transaction", toolset: "sponsorship", operation: sponsorship.completeSponsored, title: "Complete a sponsored transaction",
     description: "Charges a verified sponsored transaction after verifying it on-chain (POST /api/v3/sponsorship/provider/complete).",
-    input: CompleteSchema, output: z.union([CompleteResultSchema, PendingSchema]), annotations: onChain({ ...ADD, idempotentHint: true }),
+    input: CompleteSchema, output: z.union([CompleteResultSchema, PendingSchema]).describe("The charge, or pending while the transaction is not confirmed"),
+    annotations: onChain({ ...ADD, idempotentHint: true }),
   }),
   cancel_sponsored_transaction: define({
     name: "cancel_sponsored_transaction", toolset: "sponsorship", operation: sponsorship.cancelReservation, title: "Cancel a sponsorship reservation",
     description: "Releases a reservation the provider denied before broadcast (POST /api/v3/sponsorship/provider/cancel).",
-    input: CancelSchema, output: z.object({ reservationId: ObjectId, releasedWei: z.string() }), annotations: { ...DELETE, idempotentHint: false },
+    input: CancelSchema, output: CancelResultSchema, annotations: { ...DELETE, idempotentHint: false },
   }),
   record_sponsorship_deposit: define({
     name: "record_sponsorship_deposit", toolset: "sponsorship", operation: sponsorship.recordDeposit, title: "Record a sponsor deposit",
     description: "Records a deposit after verifying it on-chain (POST /api/v3/sponsorship/deposits/record).",
-    input: RecordDepositSchema, output: z.union([DepositSchema, PendingSchema]), annotations: onChain({ ...ADD, idempotentHint: true }),
+    input: RecordDepositSchema, output: z.union([DepositSchema, PendingSchema]).describe("The recorded deposit, or pending while the transaction is not confirmed"),
+    annotations: onChain({ ...ADD, idempotentHint: true }),
   }),
   record_sponsorship_usage: define({
     name: "record_sponsorship_usage", toolset: "sponsorship", operation: sponsorship.recordUsage, title: "Record sponsored usage",
@@ -389,7 +404,7 @@ const door = {
   list_check_in_staff: define({
     name: "list_check_in_staff", toolset: "check_in", operation: checkin.listStaff, title: "An event's check-in staff",
     description: "The people who check others in at your event (GET /api/v3/events/{eventId}/staff).",
-    input: eventArgs, output: z.object({ items: z.array(StaffSchema) }), annotations: READ,
+    input: eventArgs, output: StaffListSchema, annotations: READ,
   }),
   add_check_in_staff: define({
     name: "add_check_in_staff", toolset: "check_in", operation: checkin.addStaff, title: "Add a checker",

@@ -15,11 +15,11 @@ import { z } from "zod";
 import { buildToolServer, define, type ToolAnnotations, type ToolDefinition, type ToolSession } from "../../../_shared/mcp/tools.ts";
 import { scopesAllow } from "../../../_shared/operations/operation.ts";
 import { pageSchema } from "../../../_shared/http/listing.ts";
-import { ObjectId } from "../../../_shared/http/openapi.ts";
+import { CreatedAt, ObjectId, Timestamp } from "../../../_shared/http/openapi.ts";
 import { ADD, backendTools, Deleted, onChain, READ, reservationArgs } from "../backend/tools.ts";
 import * as confirmations from "../../../_shared/confirmations/operations.ts";
 import * as sponsorship from "../../../_shared/sponsorship/operations.ts";
-import { CryptoAddressSchema } from "../../../_shared/identity/schemas.ts";
+import { CryptoAddressListSchema } from "../../../_shared/identity/schemas.ts";
 import * as hubs from "../../../_shared/hubs/operations.ts";
 import * as identity from "../../../_shared/identity/operations.ts";
 import { HubSchema } from "../../../_shared/hubs/schemas.ts";
@@ -33,28 +33,29 @@ const ASKS: ToolAnnotations = { readOnlyHint: false, destructiveHint: false, ide
 
 
 export const ConfirmationSchema = z.object({
-  confirmationId: ObjectId,
-  kind: z.enum(["wallet_link", "sponsorship_settings", "sponsored_deposit"]),
+  confirmationId: ObjectId.describe("The link's id: get_confirmation_status takes it"),
+  kind: z.enum(["wallet_link", "sponsorship_settings", "sponsored_deposit"])
+    .describe("What the link does: link a wallet, replace a sponsor's settings, or deposit into a sponsor's balance"),
   status: z.enum(CONFIRMATION_STATUSES).describe("pending until the person decides; approving while their approval runs; approved, " +
     "refused, failed (approved, but the REST route refused the action: see outcome.error; or approval_interrupted: " +
     "the approval did not finish within its 3-minute lease) or expired"),
   action: z.record(z.string(), z.unknown()).describe("Exactly what the link does when approved"),
   actionHash: z.string().describe("0x SHA-256 of the canonical JSON of { kind, action }; the sponsor's signature names it"),
   outcome: z.unknown().nullable().describe("Once decided: { result } (the REST route's answer), { error, httpStatus }, or { refused: true }"),
-  expiresAt: z.string(),
-  createdAt: z.string(),
-  decidedAt: z.string().nullable(),
-});
+  expiresAt: Timestamp.describe("The link can no longer be approved after this instant (UTC): 15 minutes after it was made"),
+  createdAt: CreatedAt,
+  decidedAt: Timestamp.nullable().describe("When the person approved or refused it (UTC); null while undecided"),
+}).describe("A confirmation link and where it stands");
 const TicketLinkSchema = z.object({
   url: z.string().describe("The ticket page; its #fragment is the ticket, which the page draws as a QR code"),
-  reservationId: ObjectId,
-  ticketVersion: z.number().int(),
-  expiresNote: z.string(),
-});
+  reservationId: ObjectId.describe("The reservation the ticket is for"),
+  ticketVersion: z.number().int().describe("The ticket version the link shows; re-issuing the ticket makes the link scan as revoked"),
+  expiresNote: z.string().describe("When the link stops admitting, in words for the person"),
+}).describe("A link to the person's ticket");
 const CreatedConfirmationSchema = ConfirmationSchema.extend({
   url: z.string().describe("The single-use link to give the person (its secret is in the #fragment)"),
-  instructions: z.string(),
-});
+  instructions: z.string().describe("How to hand the link to the person and what they will see, in words for you"),
+}).describe("A new confirmation link for the person to approve");
 
 const publicOnly = {
   join_hub: define({
@@ -68,7 +69,7 @@ const publicOnly = {
   }),
   list_my_wallets: define({
     name: "list_my_wallets", toolset: "identity", operation: identity.listCryptoAddresses, title: "Your linked wallets", description: "The wallet addresses linked to your account (GET /api/v3/me/crypto-addresses).",
-    input: z.object({}).strict(), output: z.object({ items: z.array(CryptoAddressSchema) }), annotations: READ,
+    input: z.object({}).strict(), output: CryptoAddressListSchema, annotations: READ,
   }),
   list_sponsorship_usage: define({
     name: "list_sponsorship_usage", toolset: "sponsorship", operation: sponsorship.listUsage, title: "A sponsor's usage",
