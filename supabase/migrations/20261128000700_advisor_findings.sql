@@ -5,9 +5,9 @@
 -- 1. Every function pins its search_path. `alter function ... set` keeps each body and its grants.
 --    The API-key path (core.api_key_claims and the functions that enter a key's scope) had no SET
 --    clause to save a search-path switch per call; every name in them is qualified, so an empty
---    path changes nothing but that cost (measured in docs/operations.md). The helpers below are
---    pure expressions of qualified names or built-ins; the inlinable SQL helpers that stay without
---    a SET clause (a SET clause stops the planner inlining them) are listed in
+--    path changes nothing but that cost (measured in docs/operations.md). The two constants are
+--    immutable, so the planner still folds them. The inlinable SQL helpers that stay without a SET
+--    clause (it stops the planner inlining them, which costs each row a function call) are listed in
 --    tests/db/advisor/every_function_pins_its_search_path.test.sql with the reason.
 alter function core.api_key_claims(bytea, text[]) set search_path = '';
 alter function core.enter_api_key_scope(bytea, text[]) set search_path = '';
@@ -16,15 +16,6 @@ alter function core.mcp_take_rate_limit(bytea, text[], text, integer) set search
 alter function core.mcp_record_tool_call(bytea, text[], text, text, jsonb, text, text, integer, integer, text)
   set search_path = '';
 alter function core.take_api_key_rate_limit(bytea, text[], text, integer, integer) set search_path = '';
-alter function core.current_user_id() set search_path = '';
-alter function community.iso_time(timestamptz) set search_path = '';
-alter function community.event_json(community.events) set search_path = '';
-alter function community.event_is_visible(community.publication_status, community.event_visibility, core.object_id, core.object_id)
-  set search_path = '';
-alter function community.hub_is_visible(community.publication_status, boolean, core.object_id, core.object_id, core.object_id, core.object_id[])
-  set search_path = '';
-alter function checkout.status_as_read(text, timestamptz) set search_path = '';
-alter function checkout.session_status(checkout.sessions) set search_path = '';
 alter function checkin.holdings_decide_seconds() set search_path = '';
 alter function checkin.holdings_view_seconds() set search_path = '';
 
