@@ -2,20 +2,12 @@
 -- the project rules behind each lint, enforced by tests/db/advisor/ (docs/operations.md: "Database
 -- advisor").
 --
--- 1. Every function pins its search_path. `alter function ... set` keeps each body and its grants.
---    The API-key path (core.api_key_claims and the functions that enter a key's scope) had no SET
---    clause to save a search-path switch per call; every name in them is qualified, so an empty
---    path changes nothing but that cost (measured in docs/operations.md). The two constants are
---    immutable, so the planner still folds them. The inlinable SQL helpers that stay without a SET
---    clause (it stops the planner inlining them, which costs each row a function call) are listed in
---    tests/db/advisor/every_function_pins_its_search_path.test.sql with the reason.
-alter function core.api_key_claims(bytea, text[]) set search_path = '';
-alter function core.enter_api_key_scope(bytea, text[]) set search_path = '';
-alter function core.me_by_api_key(bytea, text[]) set search_path = '';
-alter function core.mcp_take_rate_limit(bytea, text[], text, integer) set search_path = '';
-alter function core.mcp_record_tool_call(bytea, text[], text, text, jsonb, text, text, integer, integer, text)
-  set search_path = '';
-alter function core.take_api_key_rate_limit(bytea, text[], text, integer, integer) set search_path = '';
+-- 1. Every function pins its search_path, but a short list of deliberate exceptions (with the
+--    reason and the measured cost in tests/db/advisor/every_function_pins_its_search_path.test.sql
+--    and docs/operations.md): the inlinable SQL helpers (a SET clause stops the planner inlining
+--    them) and the API-key path, which qualifies every name and only the login role may call. The
+--    two constants below are immutable, so the planner still folds them with a SET clause.
+--    `alter function ... set` keeps each body and its grants.
 alter function checkin.holdings_decide_seconds() set search_path = '';
 alter function checkin.holdings_view_seconds() set search_path = '';
 
