@@ -2,8 +2,8 @@
 -- schemas pins its search_path (a SET clause), so a caller's path cannot stand in for a name it
 -- uses. The exceptions, each measured (docs/operations.md, "Database advisor"):
 -- - inlinable SQL helpers that qualify every name: a SET clause stops the planner inlining them,
---   and each row then pays a function call (per 20,000 rows: iso_time 14 → 65 ms, status_as_read
---   5 → 58 ms);
+--   and each row then pays a function call (per 20,000 rows, e.g. event_json 320-590 → 2,400-2,900
+--   ms, status_as_read 5 → 58 ms);
 -- - the API-key path, run on every API-key request: every name in it is qualified (operators too)
 --   and only the login role, which may create nothing anywhere, may call it; a SET clause on
 --   core.api_key_claims alone made core.me_by_api_key 2.5-4 times slower per call.
