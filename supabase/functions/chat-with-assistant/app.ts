@@ -7,30 +7,19 @@ import { createFunctionApp } from "../_shared/app-functions/app.ts";
 import { answerTurn } from "../_shared/chat/assistant.ts";
 import type { PublicToolSurface } from "../_shared/chat/assistant-tools.ts";
 import type { AppServices } from "../_shared/http/context.ts";
-import { EventStream } from "../_shared/http/event-stream.ts";
-import { runOperation } from "../_shared/operations/operation.ts";
-import type { ChatStreamEvent, ChatStreamEvents } from "../_shared/chat/stream-events.ts";
 import { runsInCallTransaction } from "../_shared/mcp/tools.ts";
 import { CONFIRMATION_LINK_TOOLS, isPublicTool, publicToolServer, publicTools } from "../api/mcp/public/tools.ts";
 import { chatRoute, originOf } from "../_shared/app-functions/chat-with-assistant.ts";
 import { functionUrl } from "../_shared/http/public-urls.ts";
+import { EventStream } from "../_shared/http/event-stream.ts";
+import { runOperation } from "../_shared/operations/operation.ts";
+import type { ChatStreamEvent, ChatStreamEvents } from "../_shared/chat/stream-events.ts";
 
 const PUBLIC_TOOLS: PublicToolSurface = {
   server: publicToolServer,
   runsInCallTransaction: (name, args) => runsInCallTransaction(isPublicTool(name) ? publicTools[name] : undefined, args),
   linkTools: CONFIRMATION_LINK_TOOLS,
 };
-
-/** The events as a response of Server-Sent Events; `stop` when the client goes away. */
-function eventStreamOf(events: AsyncIterable<ChatStreamEvent>, keepAliveMs: number, stop: AbortController): Response {
-  const stream = new EventStream<ChatStreamEvents>({}, keepAliveMs);
-  stream.clientGone.addEventListener("abort", () => stop.abort(), { once: true });
-  void (async () => {
-    for await (const event of events) stream.send(event.type, event.data);
-    stream.close();
-  })();
-  return stream.response;
-}
 
 export function createChatWithAssistantApp(services: AppServices) {
   const { config } = services;
@@ -63,4 +52,15 @@ export function createChatWithAssistantApp(services: AppServices) {
       return eventStreamOf(events as AsyncIterable<ChatStreamEvent>, config.ASSISTANT_KEEPALIVE_MS, stop);
     },
   });
+}
+
+/** The events as a response of Server-Sent Events; `stop` when the client goes away. */
+function eventStreamOf(events: AsyncIterable<ChatStreamEvent>, keepAliveMs: number, stop: AbortController): Response {
+  const stream = new EventStream<ChatStreamEvents>({}, keepAliveMs);
+  stream.clientGone.addEventListener("abort", () => stop.abort(), { once: true });
+  void (async () => {
+    for await (const event of events) stream.send(event.type, event.data);
+    stream.close();
+  })();
+  return stream.response;
 }
