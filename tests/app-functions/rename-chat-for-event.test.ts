@@ -3,7 +3,7 @@
 // provider fails or answers nothing, and rooms and events the person may not use refused with 404.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { OpenAIStandIn } from "../../scripts/lib/openai-stand-in.ts";
-import { cleanRoomName } from "../../supabase/functions/rename-chat-for-event/room-name.ts";
+import { cleanRoomName } from "../../supabase/functions/_shared/chat/room-name.ts";
 import { createEvent } from "../hubs/hub-fixtures.ts";
 import { expectErrorBody, type UserWithKey } from "../setup/test-context.ts";
 import { expectScriptedAnswersUsed, type FunctionsWorld, startProviderWorld } from "./function-fixtures.ts";

@@ -7,6 +7,7 @@ import { readBase64FieldBody } from "../_shared/http/base64-field-body.ts";
 import { ApiError } from "../_shared/http/errors.ts";
 import { refuseLoneSurrogates, validationError } from "../_shared/http/validation.ts";
 import { TranscribeRequestSchema } from "../_shared/app-functions/transcribe-audio.ts";
+import type { AudioFormat, TranscriptionInput } from "../_shared/chat/transcription.ts";
 
 /**
  * SPEC 8: up to 25 MB of audio. Decimal megabytes: OpenAI's limit (26,214,400 bytes) is on the whole
@@ -15,13 +16,6 @@ import { TranscribeRequestSchema } from "../_shared/app-functions/transcribe-aud
 export const MAX_AUDIO_BYTES = 25_000_000;
 /** The longest base64 text of MAX_AUDIO_BYTES. */
 export const MAX_AUDIO_BASE64_CHARS = Math.ceil(MAX_AUDIO_BYTES / 3) * 4;
-
-export type AudioFormat = "mp3" | "wav" | "ogg" | "webm" | "mp4" | "flac";
-
-/** The type the upload names (the provider decodes by the file name; the type is for the rest). */
-export const AUDIO_TYPES: Record<AudioFormat, string> = {
-  mp3: "audio/mpeg", wav: "audio/wav", ogg: "audio/ogg", webm: "audio/webm", mp4: "audio/mp4", flac: "audio/flac",
-};
 
 /** ISO media files that are pictures, not recordings: HEIF/HEIC, AVIF, JPEG 2000, Canon raw. */
 const PICTURE_BRANDS = new Set(["heic", "heix", "heim", "heis", "hevc", "hevx", "mif1", "msf1", "avif", "avis", "jp2 ", "jpx ", "crx "]);
@@ -49,12 +43,7 @@ export function audioFormatOf(head: Uint8Array): AudioFormat | undefined {
   return undefined;
 }
 
-export interface TranscribeRequest {
-  messageId: string;
-  roomId: string;
-  audio: Uint8Array;
-  format: AudioFormat;
-}
+export type TranscribeRequest = Omit<TranscriptionInput, "signal">;
 
 const audioTooLarge = () => new ApiError(413, "audio_too_large", `The audio is larger than ${MAX_AUDIO_BYTES} bytes.`, { limit: MAX_AUDIO_BYTES });
 

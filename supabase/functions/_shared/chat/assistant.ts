@@ -1,9 +1,10 @@
-// One answer of the assistant, streamed as Server-Sent Events.
+// One answer of the assistant, as the events of its stream (stream-events.ts; chat-with-assistant
+// writes them as Server-Sent Events).
 //
 // The person's message is stored and its one answer claimed, in one statement with the settling of
 // what the previous answer waits for and the conversation read (chat.begin_answer): a retried request
 // finds the answer, stored or still being written, and replays it instead of asking the model again. The model is asked through the provider (ai/provider.ts) with the room's earlier
-// conversation; the response starts once the provider's stream has opened, so a provider that is
+// conversation; the events start once the provider's stream has opened, so a provider that is
 // down is answered with the error body (and the claim is given up, so a retry may ask again).
 //
 // Tools (assistant-tools.ts): reads run when the model calls them, and confirmation links too, up to
@@ -24,9 +25,9 @@ import type { ChatCompletionChunk, ChatCompletionContentPart, ChatCompletionMess
 import type { Stream } from "openai/streaming";
 import { openCompletionStream, providerFailure } from "../ai/provider.ts";
 import { ApiError } from "../http/errors.ts";
-import { EventStream } from "../http/event-stream.ts";
-import type { ChatStreamEvents } from "./stream-events.ts";
-import type { OperationContext } from "../operations/operation.ts";
+import { ok, operation, type OperationContext } from "../operations/operation.ts";
+import { AnswerEvents } from "./answer-events.ts";
+import type { ChatStreamEvent } from "./stream-events.ts";
 import { afterResponseHost } from "../platform/runtime.ts";
 import { AssistantToolbox, type OfferedTool, type PublicToolSurface } from "./assistant-tools.ts";
 import { CHAT_LIMITS } from "./limits.ts";
@@ -150,8 +151,19 @@ function failureOf(error: unknown, requestId: string): Failure {
   return { code: "provider_stream_interrupted", message: "The AI provider's answer was cut off; ask again." };
 }
 
-/** Answers the turn: the SSE response, or an ApiError before anything was streamed. */
-export async function answerTurn(services: AssistantServices, context: OperationContext, turn: ChatTurn, requestGone: AbortSignal): Promise<Response> {
+/**
+ * Answers the person's message: the answer's events, read as they come, or an ApiError before any
+ * was made. `signal` aborted (the person went away) ends the provider's request.
+ */
+export const answerTurn = (services: AssistantServices) =>
+  operation({
+    name: "chat.answer_turn",
+    // The answer goes on being written after the operation returned its events.
+    ownTransactions: true,
+    run: async (context, turn: ChatTurn & { signal: AbortSignal }) => ok<AsyncIterable<ChatStreamEvent>>(await answerEvents(services, context, turn, turn.signal)),
+  });
+
+async function answerEvents(services: AssistantServices, context: OperationContext, turn: ChatTurn, requestGone: AbortSignal): Promise<AnswerEvents> {
   // The grant first: a request refused for an assistant turned off (403 assistant_disabled) records and claims nothing.
   const toolbox = turn.useTools || turn.settlement.approve.length || turn.enableAssistant
     ? await AssistantToolbox.open(services.tools, context, services.resource, turn.enableAssistant)
@@ -167,8 +179,8 @@ export async function answerTurn(services: AssistantServices, context: Operation
 }
 
 /** The stored answer again, in a short stream: its text at once, then done. */
-function replay(stored: StoredMessage, turn: ChatTurn): Response {
-  const stream = new EventStream<ChatStreamEvents>();
+function replay(stored: StoredMessage, turn: ChatTurn): AnswerEvents {
+  const stream = new AnswerEvents();
   const abandoned = stored.status === "streaming" && Date.now() - Date.parse(stored.updatedAt) > ABANDONED_STREAM_MS;
   const status = abandoned ? "incomplete" : stored.status;
   stream.send("message.start", { session_id: turn.roomId, messageId: turn.messageId, answerId: stored.messageId, model: stored.model, replayed: true });
@@ -181,11 +193,11 @@ function replay(stored: StoredMessage, turn: ChatTurn): Response {
     ...(failure ? { error: failure.message, code: failure.code } : {}),
   });
   stream.close();
-  return stream.response;
+  return stream;
 }
 
 class Answer {
-  private readonly stream: EventStream<ChatStreamEvents>;
+  private readonly stream = new AnswerEvents();
   /** Aborted when the client goes away or the provider stays silent too long: ends the provider's request. */
   private readonly upstream = new AbortController();
   private idleTimer: ReturnType<typeof setTimeout> | undefined;
@@ -204,14 +216,11 @@ class Answer {
     requestGone: AbortSignal,
     private readonly toolbox: AssistantToolbox | undefined,
   ) {
-    this.stream = new EventStream<ChatStreamEvents>({}, context.config.ASSISTANT_KEEPALIVE_MS);
-    const stop = () => this.upstream.abort();
-    requestGone.addEventListener("abort", stop, { once: true });
-    this.stream.clientGone.addEventListener("abort", stop, { once: true });
+    requestGone.addEventListener("abort", () => this.upstream.abort(), { once: true });
   }
 
-  /** Opens the provider's stream (after running what the person approved), then answers the response while the rest streams on. */
-  async start(approved: ApprovedCall[], earlier: EarlierMessage[]): Promise<Response> {
+  /** Opens the provider's stream (after running what the person approved), then answers the events while the rest streams on. */
+  async start(approved: ApprovedCall[], earlier: EarlierMessage[]): Promise<AnswerEvents> {
     const { db } = this.context;
     const { turn } = this;
     let first: Stream<ChatCompletionChunk>;
@@ -221,14 +230,13 @@ class Answer {
       if (approved.length) await this.runApproved(approved);
       first = await this.ask(0);
     } catch (error) {
-      this.stream.close(); // never answered: its keep-alive stops with it
       // Nothing reached the person: the claim is given up (a retry asks again), unless tools already ran.
       await (this.toolResults.length ? this.finish("incomplete") : abandonAnswer(db, turn.roomId, turn.messageId)).catch(() => {});
       throw error instanceof OpenAI.APIError ? providerFailure(error) : error;
     }
     const streaming = this.streamOn(first);
     afterResponseHost()?.(streaming);
-    return this.stream.response;
+    return this.stream;
   }
 
   private async streamOn(first: Stream<ChatCompletionChunk>): Promise<void> {

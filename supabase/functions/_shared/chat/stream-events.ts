@@ -100,3 +100,6 @@ export const ChatStreamEventSchema = z.union(
   description: "One Server-Sent Event of the answer: `event: <event>`, then `data: <data as JSON>` on one line. " +
     "While nothing else is sent for ASSISTANT_KEEPALIVE_MS, a comment line `: keep-alive` is, which SSE clients skip.",
 });
+
+/** One event of the stream: its name and its data. */
+export type ChatStreamEvent = { [K in keyof ChatStreamEvents]: { type: K; data: ChatStreamEvents[K] } }[keyof ChatStreamEvents];
