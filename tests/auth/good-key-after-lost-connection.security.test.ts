@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { hashApiKey } from "../../supabase/functions/_shared/auth/api-keys.ts";
 import { ApiKeyScope, connect, Database } from "../../supabase/functions/_shared/db/database.ts";
 import { createTestContext, type TestContext } from "../setup/test-context.ts";
+import { listenOnLoopback } from "../../scripts/lib/listen.ts";
 
 let t: TestContext;
 beforeAll(async () => {
@@ -47,7 +48,7 @@ async function startCuttingProxy(target: URL): Promise<{ url: string; cutAtNextR
     });
     upstream.on("end", () => client.end());
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  await listenOnLoopback(server);
   const proxied = new URL(target);
   proxied.hostname = "127.0.0.1";
   proxied.port = String((server.address() as { port: number }).port);

@@ -12,6 +12,7 @@ import {
   requestHostname,
   type ResolveAll,
 } from "../../supabase/functions/_shared/http/public-address-lookup.ts";
+import { listenOnLoopback } from "../../scripts/lib/listen.ts";
 
 const family = (address: string) => (address.includes(":") ? 6 : 4);
 /** A resolver that answers every name with `addresses`. */
@@ -87,7 +88,7 @@ describe("publicAddressLookup", () => {
     let connections = 0;
     const server = http.createServer((_request, response) => response.end("reached"));
     server.on("connection", () => connections++);
-    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    await listenOnLoopback(server);
     try {
       const { port } = server.address() as AddressInfo;
       const outcome = await new Promise<string>((resolve) => {
