@@ -98,16 +98,6 @@ const lower = (value: string) => value.toLowerCase();
 const ceilBump = (value: bigint) => (value * 9n + 7n) / 8n; // +12.5 %, rounded up
 const max = (a: bigint, b: bigint) => (a > b ? a : b);
 
-/** Test hooks: how a raw transaction reaches the node (a test simulates a crash before it). */
-export interface RelayerHooks {
-  broadcast?(client: ChainClient, raw: Hex): Promise<unknown>;
-}
-const hooks = new WeakMap<Config, RelayerHooks>();
-export function setRelayerHooks(config: Config, value: RelayerHooks): void {
-  hooks.set(config, value);
-}
-const broadcastOf = (config: Config) => hooks.get(config)?.broadcast ?? ((client: ChainClient, raw: Hex) => sendRawTransaction(client, { serializedTransaction: raw }));
-
 /** `work` in one transaction as service_jobs; the relays.* functions refuse with API errors (translated). */
 async function asServiceJobs<T>(db: Database, work: (tx: Tx) => Promise<T>): Promise<T> {
   try {
@@ -237,7 +227,7 @@ export async function submitRelay(
 async function broadcast(services: AppServices, relayId: string, txHash: Hex, raw: Hex, chainId: number): Promise<boolean> {
   const { db, config } = services;
   try {
-    await broadcastOf(config)(publicClientFor(config, chainId), raw);
+    await sendRawTransaction(publicClientFor(config, chainId), { serializedTransaction: raw });
   } catch (error) {
     const message = String((error as Error)?.message ?? error);
     // A node that has it already, or mined it: accepted. Anything else: the recovery pass retries.
