@@ -11,7 +11,8 @@ import type { Config } from "../config.ts";
 import type { Scoped, Tx } from "../db/database.ts";
 import { serviceJobs } from "../db/service-jobs.ts";
 import { ApiError } from "../http/errors.ts";
-import { containsPattern, cursorValue, pageClauses, pagingOf, toPage } from "../http/listing.ts";
+import { containsPattern, cursorValue, pageClauses } from "../db/paging.ts";
+import { pagingOf, toPage } from "../http/listing.ts";
 import { type Answer, ok, operation } from "../operations/operation.ts";
 import { verifyDeposit, verifySponsoredTransaction } from "./chain-verification.ts";
 import type {
