@@ -7,7 +7,8 @@
 import { createConnection, createServer, type Server, type Socket } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { hashApiKey } from "../../supabase/functions/_shared/auth/api-keys.ts";
-import { ApiKeyScope, connect, Database } from "../../supabase/functions/_shared/db/database.ts";
+import { connect, Database } from "../../supabase/functions/_shared/db/database.ts";
+import { ApiKeyScope } from "../../supabase/functions/_shared/db/scopes.ts";
 import { createTestContext, type TestContext } from "../setup/test-context.ts";
 import { listenOnLoopback } from "../../scripts/lib/listen.ts";
 

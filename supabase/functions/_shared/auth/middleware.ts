@@ -3,7 +3,8 @@ import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify, type JWTPayload, 
 import { AUTHENTICATED, localIssuerOf, verifyLocalAccessToken } from "../app-auth/sessions.ts";
 import { RecentEntries } from "./recent-entries.ts";
 import type { Config } from "../config.ts";
-import { ApiKeyScope, type Database } from "../db/database.ts";
+import type { Database } from "../db/database.ts";
+import { ApiKeyScope } from "../db/scopes.ts";
 import { ApiError } from "../http/errors.ts";
 import type { AppEnv } from "../http/context.ts";
 import { hashApiKey, looksLikeApiKey } from "./api-keys.ts";
