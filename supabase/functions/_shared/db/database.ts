@@ -3,7 +3,6 @@
 // the API's error database-errors.ts.
 import postgres from "postgres";
 import { AcceptedKeyCache } from "../auth/api-keys.ts";
-import { RecentEntries } from "../auth/recent-entries.ts";
 import { ApiError } from "../http/errors.ts";
 import { Availability } from "./availability.ts";
 import { translateDatabaseError } from "./database-errors.ts";
@@ -48,12 +47,6 @@ export function connect(url: string, options: ConnectOptions): Sql {
 export class Database {
   /** Keys this database accepted lately: requireApiKey checks any other key before parsing the request. */
   readonly acceptedKeys = new AcceptedKeyCache();
-  /**
-   * The service user of each session `sub` this database found or made lately (requireSession): a
-   * `sub` names one user for good (core.users.auth_user_id is set once), so a session's next
-   * requests skip that round trip.
-   */
-  readonly sessionUsers = new RecentEntries<string>();
   /** Whether the database answers; while it does not, requests get a fast 503 (availability.ts). */
   readonly availability: Availability;
   private readonly acquireTimeoutMs: number;
