@@ -15,6 +15,7 @@ import { createWebhookDispatcher, webhookSecretAssociatedData } from "../../supa
 import { createUser } from "../lib/admin-operations.ts";
 import { enableLocalGatewayLogin, gatewayUrl, LOCAL_DATABASE_URL, startCluster, withDatabase } from "../lib/local-postgres.ts";
 import { migrate } from "../lib/migrations.ts";
+import { listenOnLoopback } from "../lib/listen.ts";
 
 const QUEUED = 1000;
 const LATENCY_SAMPLES = 200;
@@ -31,7 +32,7 @@ async function receiver(delayMs = 0) {
       setTimeout(() => response.writeHead(204).end(), delayMs);
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  await listenOnLoopback(server);
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}/hooks/checkout`,

@@ -3,6 +3,7 @@
 // again after the server answered). So a figure like "statements and round trips per MCP call" is
 // measured on the wire, not inferred from the code.
 import { createConnection, createServer, type Server, type Socket } from "node:net";
+import { listenOnLoopback } from "../lib/listen.ts";
 
 export interface WireCounts {
   statements: number;
@@ -62,7 +63,7 @@ export async function startWireCounter(target: { host: string; port: number }): 
     client.on("close", end).on("error", end);
     upstream.on("close", end).on("error", end);
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  await listenOnLoopback(server);
   const port = (server.address() as { port: number }).port;
   return {
     port,

@@ -1,7 +1,8 @@
 // Operator actions behind `npm run admin`, also used by test fixtures. They run as service_role.
 import { generateApiKey } from "../../supabase/functions/_shared/auth/api-keys.ts";
 import type { Permissions } from "../../supabase/functions/_shared/auth/principal.ts";
-import { type Database, SERVICE_SCOPE } from "../../supabase/functions/_shared/db/database.ts";
+import type { Database } from "../../supabase/functions/_shared/db/database.ts";
+import { SERVICE_SCOPE } from "../../supabase/functions/_shared/db/scopes.ts";
 
 export interface CreatedUser {
   id: string;

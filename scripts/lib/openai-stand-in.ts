@@ -17,8 +17,8 @@
 // rather than answered half right. Token counts are an estimate (four characters a token); a
 // transcription carries no usage, since the stand-in does not decode the audio.
 import { createHash, randomBytes } from "node:crypto";
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { serveOnLoopback } from "./listen.ts";
 import type { Transcription } from "openai/resources/audio/transcriptions";
 import type {
   ChatCompletion,
@@ -451,20 +451,11 @@ export async function startOpenAIStandIn(options: OpenAIStandInOptions = {}): Pr
     }
   }
 
-  const server = createServer((request, response) => {
-    answer(request, response).catch((error) => {
-      console.error("[openai-stand-in]", error); // a bug of the stand-in: OpenAI's own refusals are answered above
-      if (!response.headersSent) response.writeHead(500, { "content-type": "text/plain" }).end(String(error));
-    });
-  });
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(options.port ?? 0, "127.0.0.1", resolve);
-  });
-  const port = (server.address() as AddressInfo).port;
+  // A bug of the stand-in is a 500: the real service's own refusals are answered in `answer`.
+  const server = await serveOnLoopback("openai-stand-in", answer, { port: options.port });
 
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: server.url,
     apiKey,
     models,
     requests,
@@ -480,9 +471,6 @@ export async function startOpenAIStandIn(options: OpenAIStandInOptions = {}): Pr
       transcriptionScript = [];
       requests.length = 0;
     },
-    close: () => new Promise<void>((resolve) => {
-      server.close(() => resolve());
-      server.closeAllConnections();
-    }),
+    close: server.close,
   };
 }

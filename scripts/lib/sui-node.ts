@@ -14,8 +14,8 @@
 // Every answer carries x-sui-checkpoint-height (and the other x-sui-* headers) like a real node.
 // Whatever the stand-in does not model (another method, another read-mask field) is refused
 // with UNIMPLEMENTED rather than answered half right.
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { serveOnLoopback } from "./listen.ts";
 import { randomBytes } from "node:crypto";
 import { bcs } from "@mysten/sui/bcs";
 import { GrpcStatusCode, GrpcTypes } from "@mysten/sui/grpc";
@@ -567,20 +567,11 @@ export async function startSuiNode(options: SuiNodeOptions): Promise<SuiNode> {
     response.writeHead(200, { "content-type": responseType, ...chainHeaders() }).end(text ? Buffer.from(toBase64(payload), "latin1") : payload);
   }
 
-  const server = createServer((request, response) => {
-    answer(request, response).catch((error) => {
-      console.error("[sui-node]", error); // a bug of the stand-in: handler errors are answered as gRPC statuses
-      if (!response.headersSent) response.writeHead(500, { "content-type": "text/plain" }).end(String(error));
-    });
-  });
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(options.port ?? 0, "127.0.0.1", resolve);
-  });
-  const port = (server.address() as AddressInfo).port;
+  // A bug of the stand-in is a 500: the real service's own refusals are answered in `answer`.
+  const server = await serveOnLoopback("sui-node", answer, { port: options.port });
 
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: server.url,
     network: "sui:localnet",
     packageId,
     ledger,
@@ -625,9 +616,6 @@ export async function startSuiNode(options: SuiNodeOptions): Promise<SuiNode> {
     advanceCheckpoint(by = 1n) {
       return (ledger.checkpoint += by);
     },
-    close: () => new Promise<void>((resolve) => {
-      server.close(() => resolve());
-      server.closeAllConnections();
-    }),
+    close: server.close,
   };
 }

@@ -13,6 +13,7 @@ import { generateLocalAuthSigningKey } from "../../supabase/functions/_shared/ap
 import { codeMailedTo, newAddress, supabaseClient } from "../auth/local-auth-fixtures.ts";
 import type { UserWithKey } from "../setup/test-context.ts";
 import { type FunctionsWorld, startFunctionsWorld } from "./function-fixtures.ts";
+import { listenOnLoopback } from "../../scripts/lib/listen.ts";
 
 export interface ChatEvent {
   type: string;
@@ -75,7 +76,7 @@ async function serveStreaming(handle: (request: Request) => Promise<Response>): 
     }
     res.end();
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  await listenOnLoopback(server);
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     close() {

@@ -8,6 +8,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { expectErrorBody } from "../setup/test-context.ts";
 import { type ChatWorld, eventsOf, finalOf, newMessageId, readEvents, startChatWorld, textOf, typesOf } from "./chat-fixtures.ts";
 import { expectScriptedAnswersUsed } from "./function-fixtures.ts";
+import { listenOnLoopback } from "../../scripts/lib/listen.ts";
 
 let chat: ChatWorld;
 beforeAll(async () => {
@@ -82,7 +83,7 @@ describe("before the stream starts", () => {
 
   it("answers 503 when nothing listens at the provider's address, and 502 when the provider refuses the request", async () => {
     const probe = createServer();
-    await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", resolve));
+    await listenOnLoopback(probe);
     const { port } = probe.address() as { port: number };
     await new Promise<void>((resolve) => probe.close(() => resolve()));
     const nowhere = await startChatWorld({ ASSISTANT_BASE_URL: `http://127.0.0.1:${port}/v1` });

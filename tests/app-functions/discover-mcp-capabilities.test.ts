@@ -14,6 +14,7 @@ import { type MailSink, startMailSink } from "../../scripts/lib/mail-sink.ts";
 import { generateLocalAuthSigningKey } from "../../supabase/functions/_shared/app-auth/signing-key.ts";
 import { codeMailedTo, newAddress, supabaseClient } from "../auth/local-auth-fixtures.ts";
 import { type FunctionsWorld, startFunctionsWorld, startMcpServer } from "./function-fixtures.ts";
+import { listenOnLoopback } from "../../scripts/lib/listen.ts";
 
 const WEATHER_KEY = "weather-api-key-never-shown-0123456789";
 const TIMEOUT_MS = 300;
@@ -27,7 +28,7 @@ async function silentPort(): Promise<{ url: string; connections: () => number; o
     // Reads (and drops) what arrives, so that it sees the client close the connection.
     sockets.add(socket.on("error", () => {}).on("close", () => sockets.delete(socket)).resume());
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  await listenOnLoopback(server);
   const { port } = server.address() as { port: number };
   return {
     url: `http://127.0.0.1:${port}/mcp`,
@@ -40,7 +41,7 @@ async function silentPort(): Promise<{ url: string; connections: () => number; o
 /** A port nothing listens on. */
 async function closedPortUrl(): Promise<string> {
   const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", resolve));
+  await listenOnLoopback(probe);
   const { port } = probe.address() as { port: number };
   await new Promise<void>((resolve) => probe.close(() => resolve()));
   return `http://127.0.0.1:${port}/mcp`;
@@ -172,7 +173,7 @@ describe("in production", () => {
       contacted++;
       socket.destroy();
     });
-    await new Promise<void>((resolve) => counter.listen(0, "127.0.0.1", resolve));
+    await listenOnLoopback(counter);
     const { port } = counter.address() as { port: number };
     const production = await startFunctionsWorld({
       APP_ENV: "production",

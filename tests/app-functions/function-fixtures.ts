@@ -11,6 +11,7 @@ import { expect } from "vitest";
 import { createFunctions, createGateway } from "../../scripts/gateway.ts";
 import { type OpenAIStandIn, startOpenAIStandIn } from "../../scripts/lib/openai-stand-in.ts";
 import { createTestContext, TEST_JWT_SECRET, type TestContext, type UserWithKey } from "../setup/test-context.ts";
+import { listenOnLoopback } from "../../scripts/lib/listen.ts";
 
 export const APP_FUNCTIONS = ["chat-with-assistant", "transcribe-audio", "discover-mcp-capabilities", "rename-chat-for-event"] as const;
 export type AppFunctionName = (typeof APP_FUNCTIONS)[number];
@@ -81,7 +82,7 @@ export async function serveFetch(handle: (request: Request) => Response | Promis
     const response = await handle(new Request(url, { method: req.method, headers, body }));
     res.writeHead(response.status, Object.fromEntries(response.headers)).end(Buffer.from(await response.arrayBuffer()));
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  await listenOnLoopback(server);
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     server,

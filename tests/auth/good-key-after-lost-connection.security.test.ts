@@ -7,8 +7,10 @@
 import { createConnection, createServer, type Server, type Socket } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { hashApiKey } from "../../supabase/functions/_shared/auth/api-keys.ts";
-import { ApiKeyScope, connect, Database } from "../../supabase/functions/_shared/db/database.ts";
+import { connect, Database } from "../../supabase/functions/_shared/db/database.ts";
+import { ApiKeyScope } from "../../supabase/functions/_shared/db/scopes.ts";
 import { createTestContext, type TestContext } from "../setup/test-context.ts";
+import { listenOnLoopback } from "../../scripts/lib/listen.ts";
 
 let t: TestContext;
 beforeAll(async () => {
@@ -47,7 +49,7 @@ async function startCuttingProxy(target: URL): Promise<{ url: string; cutAtNextR
     });
     upstream.on("end", () => client.end());
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  await listenOnLoopback(server);
   const proxied = new URL(target);
   proxied.hostname = "127.0.0.1";
   proxied.port = String((server.address() as { port: number }).port);

@@ -15,6 +15,7 @@ import { loadConfig } from "../../supabase/functions/_shared/config.ts";
 import { ApiError } from "../../supabase/functions/_shared/http/errors.ts";
 import { newCheckoutRef, startChain } from "../chain/chain-fixtures.ts";
 import { randomAddress, type Sui, startSui } from "../sui/sui-fixtures.ts";
+import { listenOnLoopback } from "../../scripts/lib/listen.ts";
 
 const pass721Abi = parseAbi(["function mint(address to) returns (uint256)", "function transferFrom(address from, address to, uint256 tokenId)"]);
 const pass1155Abi = parseAbi([
@@ -40,7 +41,7 @@ async function startRecordingProxy(target: string) {
     const answer = await fetch(target, { method: "POST", headers: { "content-type": "application/json" }, body });
     response.writeHead(answer.status, { "content-type": "application/json" }).end(await answer.text());
   });
-  await new Promise<void>((listening) => server.listen(0, "127.0.0.1", listening));
+  await listenOnLoopback(server);
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     methods,

@@ -13,7 +13,6 @@
 // platform's, the pages under /functions/v1/api (tests/hosted/checkout.hosted.test.ts).
 import { existsSync } from "node:fs";
 import { createServer, request as forward, type IncomingMessage, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { chromium, type Browser, type Frame, type Page } from "playwright-core";
 import type { HDAccount } from "viem";
@@ -24,6 +23,7 @@ import { REPO_ROOT } from "../../scripts/lib/local-postgres.ts";
 import { type CheckoutWorld, sessionRequest, startCheckoutWorld } from "../checkout/checkout-fixtures.ts";
 import { serveHostedFunctions } from "../hosted/edge-functions.ts";
 import { TEST_JWT_SECRET } from "../setup/test-context.ts";
+import { listenOnLoopback } from "../../scripts/lib/listen.ts";
 
 export type Logged = { line: string; headers: IncomingMessage["headers"] };
 export type Received = { origin: string; data: { type: string; payload?: unknown }; accepted: boolean; fromFrame: boolean };
@@ -127,7 +127,7 @@ async function startInBrowser<S extends Service>(
   const servers: Server[] = [];
   const listen = (server: Server): Promise<number> => {
     servers.push(server);
-    return new Promise((resolve) => server.listen(0, "127.0.0.1", () => resolve((server.address() as AddressInfo).port)));
+    return listenOnLoopback(server);
   };
 
   const w = await startCheckoutWorld();

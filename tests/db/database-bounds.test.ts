@@ -2,7 +2,8 @@
 // DB_STATEMENT_TIMEOUT_SECONDS (503 database_timeout), and a request waits for a connection of the
 // pool at most acquireTimeoutMs (503 database_unavailable), never indefinitely.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type ClaimsScope, connect, Database, type Tx } from "../../supabase/functions/_shared/db/database.ts";
+import { connect, Database, type Tx } from "../../supabase/functions/_shared/db/database.ts";
+import type { ClaimsScope } from "../../supabase/functions/_shared/db/scopes.ts";
 import { ApiError } from "../../supabase/functions/_shared/http/errors.ts";
 import { createTestContext, type TestContext } from "../setup/test-context.ts";
 

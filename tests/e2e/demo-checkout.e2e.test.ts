@@ -17,6 +17,7 @@ import { type LocalServices, startLocalServices } from "../../scripts/lib/local-
 import { loadConfig } from "../../supabase/functions/_shared/config.ts";
 import { sendMail } from "../../supabase/functions/_shared/mail/mailer.ts";
 import { createTestContext, type TestContext, type UserWithKey } from "../setup/test-context.ts";
+import { listenOnLoopback } from "../../scripts/lib/listen.ts";
 
 let t: TestContext;
 let user: UserWithKey;
@@ -250,7 +251,7 @@ describe("when the demo cannot run", () => {
   it("says that the anvil port is in use instead of using whatever answers there", async () => {
     const holder: Server = createServer();
     const port = await freePort();
-    await new Promise<void>((resolve) => holder.listen(port, "127.0.0.1", resolve));
+    await listenOnLoopback(holder, port);
     try {
       const error = await startDemoChain({ port }).catch((caught: unknown) => caught);
       expect(error).toBeInstanceOf(DemoUnavailable);

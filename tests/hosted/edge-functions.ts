@@ -19,6 +19,7 @@ import { join } from "node:path";
 import { Readable } from "node:stream";
 import { freePort } from "../../scripts/lib/gateway-process.ts";
 import { REPO_ROOT } from "../../scripts/lib/local-postgres.ts";
+import { listenOnLoopback } from "../../scripts/lib/listen.ts";
 
 /** Deno's cache of the functions' npm packages: filled on the first run (docs/architecture.md), reused after. */
 export const DENO_CACHE = join(REPO_ROOT, ".local", "deno-hosted");
@@ -148,7 +149,7 @@ export async function serveHostedFunctions(names: string[], env: Record<string, 
     connections.add(socket);
     socket.once("close", () => connections.delete(socket));
   });
-  await new Promise<void>((resolve) => proxy.listen(proxyPort, "127.0.0.1", resolve));
+  await listenOnLoopback(proxy, proxyPort);
 
   return {
     root,

@@ -3,7 +3,7 @@
 import { describe, expect, it } from "vitest";
 import { loadConfig } from "../../supabase/functions/_shared/config.ts";
 import { clientAddressOf, NO_PEER } from "../../supabase/functions/_shared/http/client-address.ts";
-import { formatIpAddress, inIpRange, type IpRange, parseIpAddress, parseIpRange } from "../../supabase/functions/_shared/http/ip-address.ts";
+import { formatIpAddress, inIpRange, type IpRange, parseIpAddress, parseIpRange } from "../../supabase/functions/_shared/net/ip-address.ts";
 
 const GATEWAY_DATABASE_URL = "postgres://postgres:postgres@127.0.0.1:54322/postgres";
 

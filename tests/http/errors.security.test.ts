@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { ApiError } from "../../supabase/functions/_shared/http/errors.ts";
-import { translateDatabaseError } from "../../supabase/functions/_shared/db/database.ts";
+import { translateDatabaseError } from "../../supabase/functions/_shared/db/database-errors.ts";
 import { createEvent, eventBody, postEvent } from "../events/event-fixtures.ts";
 import { createTestContext, expectErrorBody, type TestContext, type UserWithKey } from "../setup/test-context.ts";
 

@@ -1,8 +1,8 @@
-// The retry helper of transient upstream failures (_shared/http/retry.ts): exponential backoff with
+// The retry helper of transient upstream failures (_shared/outbound/retry.ts): exponential backoff with
 // full jitter under a cap, Retry-After honoured (or no retry when it asks for more than the cap),
 // permanent failures and the last one thrown as they were, an abort ending the waiting.
 import { describe, expect, it } from "vitest";
-import { isTransientStatus, parseRetryAfter, retryDelayMs, withRetries } from "../../supabase/functions/_shared/http/retry.ts";
+import { isTransientStatus, parseRetryAfter, retryDelayMs, withRetries } from "../../supabase/functions/_shared/outbound/retry.ts";
 
 const POLICY = { attempts: 4, baseDelayMs: 100, maxDelayMs: 1_000 };
 

@@ -11,6 +11,7 @@ import { requireSession } from "../../supabase/functions/_shared/auth/middleware
 import { scopeOf } from "../../supabase/functions/_shared/auth/principal.ts";
 import { createBaseApp } from "../../supabase/functions/_shared/http/app.ts";
 import { createTestContext, expectErrorBody, TEST_JWT_SECRET, type TestContext } from "../setup/test-context.ts";
+import { listenOnLoopback } from "../../scripts/lib/listen.ts";
 
 function whoamiApp(t: TestContext) {
   const app = createBaseApp({ config: t.config, db: t.db });
@@ -222,7 +223,7 @@ describe("asymmetric tokens verified against a JWKS", () => {
       jwksRequests++;
       response.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ keys: publicJwks }));
     });
-    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    await listenOnLoopback(server);
     const { port } = server.address() as AddressInfo;
     const jwksUrl = `http://127.0.0.1:${port}/auth/v1/.well-known/jwks.json`;
     jwksContext = await createTestContext({ JWT_JWKS_URL: jwksUrl });

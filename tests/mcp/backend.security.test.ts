@@ -2,7 +2,7 @@
 // Bearer token), browser origins, protocol versions, methods, rate limits; and the in-process
 // principal that only code can hand over.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ApiKeyScope } from "../../supabase/functions/_shared/db/database.ts";
+import { ApiKeyScope } from "../../supabase/functions/_shared/db/scopes.ts";
 import { hashApiKey } from "../../supabase/functions/_shared/auth/api-keys.ts";
 import { retryCheckoutWebhook } from "../../supabase/functions/_shared/checkout/operations.ts";
 import { getMe } from "../../supabase/functions/_shared/identity/operations.ts";

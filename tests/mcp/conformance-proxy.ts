@@ -5,6 +5,7 @@
 // scenario reaches the endpoint's own checks; bodies stream both ways (SSE answers included).
 import { createServer, request, type IncomingHttpHeaders } from "node:http";
 import type { AddressInfo } from "node:net";
+import { listenOnLoopback } from "../../scripts/lib/listen.ts";
 
 export interface CredentialProxy {
   /** http://127.0.0.1:<port>: the gateway's paths under the proxy's origin. */
@@ -34,7 +35,7 @@ export async function startCredentialProxy(target: string, credential: Record<st
     });
     incoming.pipe(forwarded);
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  await listenOnLoopback(server);
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}`,

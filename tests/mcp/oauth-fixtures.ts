@@ -7,6 +7,7 @@ import type { AddressInfo } from "node:net";
 import postgres from "postgres";
 import { type MailSink, startMailSink } from "../../scripts/lib/mail-sink.ts";
 import { connectionFrom, createTestContext, type TestContext } from "../setup/test-context.ts";
+import { listenOnLoopback } from "../../scripts/lib/listen.ts";
 
 export interface MailCatcher extends MailSink {
   /** The code of the newest mail to `address`, waiting for it to arrive. */
@@ -139,7 +140,7 @@ export async function startDocumentServer(): Promise<{ base: string; documents: 
     }
     res.writeHead(200, { "content-type": "application/json" }).end(body);
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  await listenOnLoopback(server);
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return { base, documents, server, close: () => new Promise<void>((r) => server.close(() => r())) };
 }
@@ -164,7 +165,7 @@ export async function serveOverHttp(app: () => { fetch(request: Request): Respon
     if (cookies.length) out["set-cookie"] = cookies;
     res.writeHead(response.status, out).end(Buffer.from(await response.arrayBuffer()));
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  await listenOnLoopback(server);
   root = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {
     root,

@@ -5,6 +5,7 @@
 import { encodeFunctionData, type Hex, parseAbi, parseEther } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { relayOnce, type RelayPassOptions } from "../../supabase/functions/_shared/relays/relayer.ts";
+import { type LoopbackServer, serveOnLoopback } from "../../scripts/lib/listen.ts";
 import { startSponsorshipWorld } from "../sponsorship/sponsorship-fixtures.ts";
 
 const tokenAbi = parseAbi(["function mint(address to, uint256 amount)"]);
@@ -81,6 +82,23 @@ export async function startRelayWorld() {
   }
 
   return { ...w, relayerKey, relayer, services, venueSponsor, actor, checkInCall, relayVenue, pass, relays, nextNonce, minedNonce, settle };
+}
+
+/**
+ * An RPC endpoint in front of `rpcUrl` that loses every raw transaction, as a process killed between
+ * committing a signed transaction and broadcasting it would: everything else reaches the node.
+ */
+export function rpcLosingBroadcasts(rpcUrl: string): Promise<LoopbackServer> {
+  return serveOnLoopback("rpc-losing-broadcasts", async (request, response) => {
+    const chunks: Buffer[] = [];
+    for await (const chunk of request) chunks.push(chunk as Buffer);
+    const body = Buffer.concat(chunks).toString("utf8");
+    const call = JSON.parse(body) as { id: unknown; method: string };
+    const answer = call.method === "eth_sendRawTransaction"
+      ? JSON.stringify({ jsonrpc: "2.0", id: call.id, error: { code: -32000, message: "process killed before broadcast" } })
+      : await (await fetch(rpcUrl, { method: "POST", headers: { "content-type": "application/json" }, body })).text();
+    response.writeHead(200, { "content-type": "application/json" }).end(answer);
+  });
 }
 
 /** Asserts that none of `texts` contains the key (with or without 0x, any case). */

@@ -8,10 +8,10 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApiApp } from "../../supabase/functions/api/app.ts";
 import { loadConfig } from "../../supabase/functions/_shared/config.ts";
 import { connect, Database } from "../../supabase/functions/_shared/db/database.ts";
-import { relayOnce, setRelayerHooks } from "../../supabase/functions/_shared/relays/relayer.ts";
+import { relayOnce } from "../../supabase/functions/_shared/relays/relayer.ts";
 import { deployCollection } from "../../scripts/lib/contracts.ts";
 import { createTestContext, expectErrorBody, TEST_JWT_SECRET } from "../setup/test-context.ts";
-import { captured, leaksOf, type RelayWorld, startRelayWorld } from "./relays-fixtures.ts";
+import { captured, leaksOf, type RelayWorld, rpcLosingBroadcasts, startRelayWorld } from "./relays-fixtures.ts";
 
 let w: RelayWorld;
 const bodies: string[] = [];
@@ -91,26 +91,30 @@ describe("nonces under concurrency", () => {
     const sponsor = await w.venueSponsor();
     const actor = await w.actor();
     const start = BigInt(await w.nextNonce() ?? 0n);
-    // The first instance "crashes" after committing each signed transaction, before it reaches the node.
-    setRelayerHooks(w.t.config, { broadcast: async () => { throw new Error("process killed before broadcast"); } });
-    const first = await Promise.all([1n, 2n, 3n].map((amount) =>
-      w.relayVenue({ ...sponsor.sponsor, targetAddress: w.target, callData: w.checkInCall(actor.account.address, amount), actorAddress: actor.account.address }, actor.key)));
-    for (const response of first) expect(response.status, await text(response)).toBe(202);
-    const crashed = await Promise.all(first.map((r) => r.json()));
-    expect(crashed.map((a) => a.status)).toEqual(["signed", "signed", "signed"]);
-    expect(crashed.map((a) => BigInt(a.nonce)).sort()).toEqual([start, start + 1n, start + 2n]);
-    expect(await w.minedNonce()).toBe(Number(start)); // nothing reached the chain
-
-    // A second instance: its own configuration, pool and relayer (fresh caches), the same key and database.
-    const config = loadConfig({
+    // An instance of its own: configuration, relayer and chain client (fresh caches), the same key and database.
+    const instanceConfig = (chains: typeof w.t.config.EVM_CHAINS) => loadConfig({
       GATEWAY_DATABASE_URL: w.t.config.GATEWAY_DATABASE_URL, APP_ENV: "test", JWT_SECRET: TEST_JWT_SECRET,
-      SECRETS_ENCRYPTION_KEY: w.t.config.SECRETS_ENCRYPTION_KEY!, EVM_CHAINS: JSON.stringify(w.t.config.EVM_CHAINS), RELAYER_PRIVATE_KEY: w.relayerKey,
+      SECRETS_ENCRYPTION_KEY: w.t.config.SECRETS_ENCRYPTION_KEY!, EVM_CHAINS: JSON.stringify(chains), RELAYER_PRIVATE_KEY: w.relayerKey,
     });
-    const db = new Database(connect(config.GATEWAY_DATABASE_URL, { max: 3, prepare: true }));
+    const relayThrough = (app: ReturnType<typeof createApiApp>, json: unknown) => app.request("/api/v3/crypto/evm/venue-gasless", {
+      method: "POST", body: JSON.stringify(json), headers: { "content-type": "application/json", "x-api-key": actor.key } });
+    // The first instance "crashes" after committing each signed transaction, before it reaches the node.
+    const losing = await rpcLosingBroadcasts(w.t.config.EVM_CHAINS[0]!.rpcUrl);
+    const db = new Database(connect(w.t.config.GATEWAY_DATABASE_URL, { max: 3, prepare: true }));
     try {
+      const crashing = createApiApp({ config: instanceConfig(w.t.config.EVM_CHAINS.map((chain) => ({ ...chain, rpcUrl: losing.url }))), db: w.t.db });
+      const first = await Promise.all([1n, 2n, 3n].map((amount) =>
+        relayThrough(crashing, { ...sponsor.sponsor, targetAddress: w.target, callData: w.checkInCall(actor.account.address, amount), actorAddress: actor.account.address })));
+      for (const response of first) expect(response.status, await text(response)).toBe(202);
+      const crashed = await Promise.all(first.map((r) => r.json()));
+      expect(crashed.map((a) => a.status)).toEqual(["signed", "signed", "signed"]);
+      expect(crashed.map((a) => BigInt(a.nonce)).sort()).toEqual([start, start + 1n, start + 2n]);
+      expect(await w.minedNonce()).toBe(Number(start)); // nothing reached the chain
+
+      // A second instance, with its own pool too.
+      const config = instanceConfig(w.t.config.EVM_CHAINS);
       const second = createApiApp({ config, db });
-      const call = (json: unknown) => second.request("/api/v3/crypto/evm/venue-gasless", {
-        method: "POST", body: JSON.stringify(json), headers: { "content-type": "application/json", "x-api-key": actor.key } });
+      const call = (json: unknown) => relayThrough(second, json);
       // New relays through the second instance first: the chain's pending nonce is still `start`,
       // the table's is start + 3, and the table wins.
       const later = await Promise.all([4n, 5n].map((amount) =>
@@ -129,8 +133,8 @@ describe("nonces under concurrency", () => {
       const rows = (await w.relays()).filter((r) => BigInt(r.nonce) >= start);
       expect(rows.map((r) => BigInt(r.nonce))).toEqual([0n, 1n, 2n, 3n, 4n].map((i) => start + i));
     } finally {
-      setRelayerHooks(w.t.config, {});
       await db.close();
+      await losing.close();
     }
   });
 });

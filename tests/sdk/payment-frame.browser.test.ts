@@ -7,7 +7,6 @@
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -15,6 +14,7 @@ import { chromium, type Browser, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CHROMIUM_ARGS, CHROMIUM_INSTALL, CHROMIUM_PATH } from "../../scripts/lib/chromium.ts";
 import type { PaymentFrameParams } from "../../packages/sdk/src/index.ts";
+import { listenOnLoopback } from "../../scripts/lib/listen.ts";
 
 const CHECKOUT_ID = "65a1f0c2b3d4e5f6a7b8c9d0";
 const SECRET = "cs_test_S3cr3t/+=&?x";
@@ -78,7 +78,7 @@ function serve(name: string, handle: (req: IncomingMessage, res: ServerResponse)
     handle(req, res);
   });
   servers.push(server);
-  return new Promise((resolve) => server.listen(0, "127.0.0.1", () => resolve((server.address() as AddressInfo).port)));
+  return listenOnLoopback(server);
 }
 
 function send(res: ServerResponse, status: number, type: string, body: string | Buffer, headers: Record<string, string> = {}) {

@@ -12,6 +12,7 @@ import { REPO_ROOT } from "../../scripts/lib/local-postgres.ts";
 import { CONFIG_VARIABLES, loadConfig } from "../../supabase/functions/_shared/config.ts";
 import { PRODUCTION_REQUIREMENTS } from "../setup/test-context.ts";
 import { supabase } from "./supabase-cli.ts";
+import { listenOnLoopback } from "../../scripts/lib/listen.ts";
 
 const PROJECT_REF = "standinprojectrefabc";
 const text = readFileSync(join(REPO_ROOT, ".env.example"), "utf8");
@@ -61,7 +62,7 @@ describe(".env.example", () => {
       }
       response.writeHead(404, { "content-type": "application/json" }).end(JSON.stringify({ message: `not served: ${request.method} ${request.url}` }));
     });
-    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    await listenOnLoopback(server);
     const workDir = mkdtempSync(join(tmpdir(), "supabase-secrets-"));
     try {
       const apiUrl = `http://127.0.0.1:${(server.address() as { port: number }).port}`;

@@ -10,6 +10,7 @@ import { join, relative } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { REPO_ROOT } from "../../scripts/lib/local-postgres.ts";
 import { supabase } from "./supabase-cli.ts";
+import { listenOnLoopback } from "../../scripts/lib/listen.ts";
 
 const PROJECT_REF = "standinprojectrefabc";
 const FUNCTIONS_DIR = join(REPO_ROOT, "supabase", "functions");
@@ -55,7 +56,7 @@ async function startManagementApiStandIn(): Promise<{ url: string; deployments: 
     if (request.method === "PUT" && url.pathname === functionsPath) return answer(200, JSON.parse(body.toString()));
     return answer(404, { message: `the stand-in does not serve ${request.method} ${url.pathname}` });
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  await listenOnLoopback(server);
   const { port } = server.address() as { port: number };
   return { url: `http://127.0.0.1:${port}`, deployments, server };
 }

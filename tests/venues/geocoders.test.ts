@@ -1,14 +1,13 @@
 // External geocoders: local HTTP servers that speak the Photon and Nominatim protocols stand in
 // for the real services, so the provider code (URL, fetch, timeout, validation, mapping) is what runs.
 import { randomBytes } from "node:crypto";
-import { once } from "node:events";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { generateApiKey } from "../../supabase/functions/_shared/auth/api-keys.ts";
 import { loadConfig } from "../../supabase/functions/_shared/config.ts";
 import { revokeApiKey } from "../../scripts/lib/admin-operations.ts";
 import { createTestContext, expectErrorBody, TEST_JWT_SECRET, type TestContext, type UserWithKey } from "../setup/test-context.ts";
+import { listenOnLoopback } from "../../scripts/lib/listen.ts";
 
 type Handler = (request: IncomingMessage, response: ServerResponse) => void;
 
@@ -22,9 +21,7 @@ class FakeGeocoder {
   });
 
   async start(): Promise<string> {
-    this.server.listen(0, "127.0.0.1");
-    await once(this.server, "listening");
-    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+    return `http://127.0.0.1:${await listenOnLoopback(this.server)}`;
   }
 
   json(body: unknown, status = 200) {

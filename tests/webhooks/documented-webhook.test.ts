@@ -9,6 +9,7 @@ import { createWebhookReceiver, type CheckoutCompleted } from "../../docs/snippe
 import { createWebhookDispatcher } from "../../supabase/functions/_shared/webhooks/dispatcher.ts";
 import { createTestContext, type TestContext } from "../setup/test-context.ts";
 import { completedCheckout, failLeftoverDeliveriesAfterEach, newWebhookSecret, startReceiver } from "./receiver.ts";
+import { listenOnLoopback } from "../../scripts/lib/listen.ts";
 
 let t: TestContext;
 // deno-lint-ignore no-explicit-any
@@ -92,7 +93,7 @@ describe("the docs' receiver (docs/snippets/verify-webhook.ts)", () => {
     const secret = newWebhookSecret();
     const events: Array<{ event: CheckoutCompleted; eventId: string }> = [];
     const server = createWebhookReceiver(secret, (event, eventId) => void events.push({ event, eventId }));
-    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    await listenOnLoopback(server);
     const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks/checkout`;
     try {
       const { sessionId, eventId } = await completedCheckout(t, url, secret);

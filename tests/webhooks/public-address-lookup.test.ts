@@ -1,4 +1,4 @@
-// The shared SSRF lookup guard (supabase/functions/_shared/http/public-address-lookup.ts) that the
+// The shared SSRF lookup guard (supabase/functions/_shared/outbound/public-address-lookup.ts) that the
 // webhook dispatcher and the OAuth client ID metadata document fetch both connect through in
 // production. Names resolve through an injected resolver (no DNS, no network), except `localhost`.
 import type { LookupAddress } from "node:dns";
@@ -11,7 +11,8 @@ import {
   refusedAddressLiteral,
   requestHostname,
   type ResolveAll,
-} from "../../supabase/functions/_shared/http/public-address-lookup.ts";
+} from "../../supabase/functions/_shared/outbound/public-address-lookup.ts";
+import { listenOnLoopback } from "../../scripts/lib/listen.ts";
 
 const family = (address: string) => (address.includes(":") ? 6 : 4);
 /** A resolver that answers every name with `addresses`. */
@@ -87,7 +88,7 @@ describe("publicAddressLookup", () => {
     let connections = 0;
     const server = http.createServer((_request, response) => response.end("reached"));
     server.on("connection", () => connections++);
-    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    await listenOnLoopback(server);
     try {
       const { port } = server.address() as AddressInfo;
       const outcome = await new Promise<string>((resolve) => {

@@ -9,6 +9,7 @@ import { SecretBox } from "../../supabase/functions/_shared/crypto/secret-box.ts
 import { webhookSecretAssociatedData } from "../../supabase/functions/_shared/webhooks/dispatcher.ts";
 import { afterEach } from "vitest";
 import type { TestContext } from "../setup/test-context.ts";
+import { listenOnLoopback } from "../../scripts/lib/listen.ts";
 
 export function newWebhookSecret(): string {
   return `whsec_${randomBytes(32).toString("base64")}`;
@@ -109,7 +110,7 @@ export async function startReceiver(secrets: string[], reply: (n: number) => Rep
     events.add(String(request.headers["x-service-event-id"]));
     response.writeHead(answer.status ?? 204, answer.headers).end();
   });
-  await new Promise<void>((resolve) => server.listen(port, "127.0.0.1", resolve));
+  await listenOnLoopback(server, port);
   const { port: bound } = server.address() as AddressInfo;
   return {
     port: bound,

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { parseIpRange } from "./http/ip-address.ts";
+import { parseIpRange } from "./net/ip-address.ts";
 import type { Environment } from "./platform/runtime.ts";
 import { suiNetworksSchema } from "./sui/network.ts";
 import { suiPrivateKeySchema } from "./sui/signer.ts";

@@ -10,7 +10,7 @@ import type { ChatCompletionChunk, ChatCompletionCreateParamsStreaming } from "o
 import type { Stream } from "openai/streaming";
 import type { Config } from "../config.ts";
 import { ApiError } from "../http/errors.ts";
-import { isTransientStatus, parseRetryAfter, type RetryPolicy, type Transient, withRetries } from "../http/retry.ts";
+import { isTransientStatus, parseRetryAfter, type RetryPolicy, type Transient, withRetries } from "../outbound/retry.ts";
 
 /** Three tries before the stream starts; a Retry-After over 4 s is not waited for (the caller answers it). */
 export const RETRY_POLICY: RetryPolicy = { attempts: 3, baseDelayMs: 250, maxDelayMs: 4000 };

@@ -9,7 +9,8 @@ import { createLocalJWKSet, importJWK, jwtVerify, SignJWT, type JWTPayload } fro
 import { randomToken } from "../auth/mcp-oauth.ts";
 import type { Config, LocalAuthConfig } from "../config.ts";
 import { sha256 } from "../crypto/sha256.ts";
-import { type Database, SERVICE_SCOPE } from "../db/database.ts";
+import type { Database } from "../db/database.ts";
+import { SERVICE_SCOPE } from "../db/scopes.ts";
 import { ApiError } from "../http/errors.ts";
 import { codeCheckLimits, issueSignInCode, mailSignInCode, signInCodeHash } from "../oauth/sign-in.ts";
 import type { AuthSessionSchema, AuthUserSchema } from "./schemas.ts";

@@ -1,7 +1,8 @@
 // Reading the MCP audit (written by _shared/mcp/audit.ts), for every surface. RLS
 // (tool_calls_select_owner) shows the caller their own records only: no owner filter here.
 import type { z } from "@hono/zod-openapi";
-import { containsPattern, cursorValue, pageClauses, pagingOf, toPage } from "../http/listing.ts";
+import { containsPattern, cursorValue, pageClauses } from "../db/paging.ts";
+import { pagingOf, toPage } from "../http/listing.ts";
 import { ok, operation } from "../operations/operation.ts";
 import type { AUDIT_ENDPOINTS, McpAuditQuery, McpToolCallSchema } from "./schemas.ts";
 

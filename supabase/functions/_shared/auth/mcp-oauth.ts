@@ -12,7 +12,7 @@ import { getCookie } from "hono/cookie";
 import { createMiddleware } from "hono/factory";
 import { jwtVerify, SignJWT } from "jose";
 import { type Config, DEVELOPMENT_TOKEN_SECRET } from "../config.ts";
-import type { DbScope } from "../db/database.ts";
+import type { DbScope } from "../db/scopes.ts";
 import { ApiError } from "../http/errors.ts";
 import type { AppEnv } from "../http/context.ts";
 import { sha256 } from "../crypto/sha256.ts";

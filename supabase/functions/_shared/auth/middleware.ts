@@ -3,7 +3,8 @@ import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify, type JWTPayload, 
 import { AUTHENTICATED, localIssuerOf, verifyLocalAccessToken } from "../app-auth/sessions.ts";
 import { RecentEntries } from "./recent-entries.ts";
 import type { Config } from "../config.ts";
-import { ApiKeyScope, type Database } from "../db/database.ts";
+import type { Database } from "../db/database.ts";
+import { ApiKeyScope } from "../db/scopes.ts";
 import { ApiError } from "../http/errors.ts";
 import type { AppEnv } from "../http/context.ts";
 import { hashApiKey, looksLikeApiKey } from "./api-keys.ts";
@@ -97,10 +98,16 @@ function sessionVerifier(config: Config) {
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
+ * The service user of each session `sub` found or made lately, per database: a `sub` names one user
+ * for good (core.users.auth_user_id is set once), so a session's next requests skip that round trip.
+ */
+const sessionUsersByDatabase = new WeakMap<Database, RecentEntries<string>>();
+
+/**
  * App-session authentication (`Authorization: Bearer <session JWT>`) for the app-backend functions.
  * The token's `sub` (Supabase's auth user id) names the service's user: found by core.users'
  * auth_user_id, or made on first sight with the token's e-mail (userForAuthUser), and then known to
- * the gateway for a minute (Database.sessionUsers). Anonymous
+ * the gateway for a minute (sessionUsersByDatabase). Anonymous
  * sessions (Supabase's anonymous sign-ins, `is_anonymous`) are refused: they name nobody, and
  * anyone could make users by the thousand with them.
  */
@@ -122,10 +129,12 @@ export const requireSession = createMiddleware<AppEnv>(async (c, next) => {
   }
   const email = typeof claims.email === "string" && claims.email !== "" ? claims.email : null;
   const db = c.get("db");
-  let userId = db.sessionUsers.get(sub);
+  let sessionUsers = sessionUsersByDatabase.get(db);
+  if (!sessionUsers) sessionUsersByDatabase.set(db, sessionUsers = new RecentEntries<string>());
+  let userId = sessionUsers.get(sub);
   if (userId === undefined) {
     userId = await userForAuthUser(db, sub, email);
-    db.sessionUsers.set(sub, userId);
+    sessionUsers.set(sub, userId);
   }
   c.set("principal", { kind: "session", userId, authUserId: sub, claims });
   await next();

@@ -1,4 +1,4 @@
-import type { ApiKeyScope, DbScope } from "../db/database.ts";
+import type { ApiKeyScope, DbScope } from "../db/scopes.ts";
 
 /** Permissions in the spec's shape: {"checkout": ["create", "retry"], "sponsorship": ["write"]}. */
 export type Permissions = Record<string, string[]>;

@@ -3,7 +3,7 @@
 // claimed, the calls the request approves or declines settled and the conversation read, in one
 // statement: chat.begin_answer), storing the writes the model asks for (chat.propose_call), then
 // finishing or abandoning that answer.
-import type { Scoped } from "../db/database.ts";
+import type { Scoped } from "../db/scopes.ts";
 import { CHAT_LIMITS } from "./limits.ts";
 
 export type Origin = "text" | "audio" | "image";

@@ -4,7 +4,8 @@
 import type { z } from "@hono/zod-openapi";
 // node:crypto, synchronous: Web Crypto's async digest cost more per call than hashing these few bytes.
 import { sha256 } from "../crypto/sha256.ts";
-import type { ClaimsScope, Database, Tx } from "../db/database.ts";
+import type { Database, Tx } from "../db/database.ts";
+import type { ClaimsScope } from "../db/scopes.ts";
 import { ApiError } from "../http/errors.ts";
 import type { ClientCheckoutSessionSchema } from "./schemas.ts";
 

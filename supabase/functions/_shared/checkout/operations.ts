@@ -19,7 +19,7 @@ import { canonicalJson } from "../crypto/canonical-json.ts";
 import { SecretBox } from "../crypto/secret-box.ts";
 import { sha256 } from "../crypto/sha256.ts";
 import { ApiError } from "../http/errors.ts";
-import { refusedAddressLiteral, requestHostname } from "../http/public-address-lookup.ts";
+import { refusedAddressLiteral, requestHostname } from "../outbound/public-address-lookup.ts";
 import { ok, operation } from "../operations/operation.ts";
 import { webhookSecretAssociatedData } from "../webhooks/dispatcher.ts";
 import { kickWebhookDispatch } from "../webhooks/kick.ts";

@@ -1,41 +1,17 @@
+// The pool and the transactions every request runs in as its principal: who a transaction runs as is
+// scopes.ts, a transaction left open for its caller open-transaction.ts, how a database error becomes
+// the API's error database-errors.ts.
 import postgres from "postgres";
 import { AcceptedKeyCache } from "../auth/api-keys.ts";
-import { RecentEntries } from "../auth/recent-entries.ts";
-import { ApiError, ConstraintViolation } from "../http/errors.ts";
-import { Availability, databaseRetryLater, databaseUnavailable, isDatabaseUnavailable } from "./availability.ts";
+import { ApiError } from "../http/errors.ts";
+import { Availability } from "./availability.ts";
+import { translateDatabaseError } from "./database-errors.ts";
 import { surviveDriverFaults } from "./driver-faults.ts";
-import type { ContentfulStatusCode } from "hono/utils/http-status";
+import { lostItsConnection, OpenTransaction } from "./open-transaction.ts";
+import { type ApiKeyScope, type DbScope, genericPlans, type StatementOptions } from "./scopes.ts";
 
 export type Sql = postgres.Sql;
 export type Tx = postgres.ReservedSql;
-
-/** Who a transaction runs as: a Postgres role plus the JWT claims that auth.uid() reads. */
-export interface ClaimsScope {
-  kind: "claims";
-  role: "authenticated" | "service_role" | "anon";
-  claims: Record<string, unknown>;
-}
-
-/**
- * An API key that the database resolves at the start of each transaction (core.enter_api_key_scope):
- * the key check costs no round trip of its own. One per request; `verified` turns true once a
- * transaction has accepted the key.
- */
-export class ApiKeyScope {
-  readonly kind = "api_key";
-  verified = false;
-  /**
-   * The key's owner, once known: from a key accepted lately (a key never changes owner) or from the
-   * transaction that accepted it. For what needs the owner before the first statement (binding a
-   * sealed secret to it); whether the key is still valid is decided in the transaction, as always.
-   */
-  ownerId: string | undefined;
-  constructor(readonly keyHash: Uint8Array, readonly requiredPermissions: string[] = []) {}
-}
-
-export type DbScope = ClaimsScope | ApiKeyScope;
-
-export const SERVICE_SCOPE: ClaimsScope = { kind: "claims", role: "service_role", claims: { role: "service_role" } };
 
 export interface ConnectOptions {
   max: number;
@@ -63,16 +39,6 @@ export function connect(url: string, options: ConnectOptions): Sql {
   });
 }
 
-export interface StatementOptions {
-  /**
-   * Plan the statement once per connection (plan_cache_mode = force_generic_plan), for statements
-   * whose best plan does not depend on their parameters, such as keyset pages. Left to itself the
-   * planner keeps re-planning them: it cannot cost a cursor parameter as well as a literal, and
-   * planning a page took longer than reading it.
-   */
-  genericPlan?: boolean;
-}
-
 /**
  * Every request's database work runs in one transaction as its principal, so RLS is the access
  * rule. BEGIN and the scope's setup (role and claims, or the API-key check) are pipelined with the
@@ -81,12 +47,6 @@ export interface StatementOptions {
 export class Database {
   /** Keys this database accepted lately: requireApiKey checks any other key before parsing the request. */
   readonly acceptedKeys = new AcceptedKeyCache();
-  /**
-   * The service user of each session `sub` this database found or made lately (requireSession): a
-   * `sub` names one user for good (core.users.auth_user_id is set once), so a session's next
-   * requests skip that round trip.
-   */
-  readonly sessionUsers = new RecentEntries<string>();
   /** Whether the database answers; while it does not, requests get a fast 503 (availability.ts). */
   readonly availability: Availability;
   private readonly acquireTimeoutMs: number;
@@ -345,193 +305,5 @@ export class Database {
         .then(([row]) => this.accepted(scope, row!.owner_id))
       : tx`select set_config('role', ${scope.role}, true), set_config('request.jwt.claims', ${JSON.stringify(scope.claims)}, true)`
         .execute();
-  }
-}
-
-/**
- * Whether a failed statement took its connection with it: a connection-level failure that
- * postgres.js reported on one of the connection's statements (it names the statement on the error);
- * not, say, a refused connection to some other server that the work called.
- */
-function lostItsConnection(error: unknown): boolean {
-  return isDatabaseUnavailable(error) && "query" in (error as object);
-}
-
-const genericPlans = (tx: Tx) => tx`select set_config('plan_cache_mode', 'force_generic_plan', true)`.execute();
-
-/**
- * A principal's access to the database, bound to their scope: what an operation runs its SQL
- * through. Each call is its own transaction (REST), or runs inside a transaction its caller opened
- * (an MCP call: OpenTransaction.scoped).
- */
-export interface Scoped {
-  /** One statement as the principal. */
-  statement<T extends readonly postgres.MaybeRow[]>(statement: (tx: Tx) => postgres.PendingQuery<T>, options?: StatementOptions): Promise<T>;
-  /** Several statements as the principal, committed together. */
-  transaction<T>(work: (tx: Tx) => Promise<T>): Promise<T>;
-  /**
-   * Counts one hit of the principal on `action` (core.take_rate_limit); over `limit` hits in the
-   * window, the 429 rate_limited ApiError. The count is exact because its row stays locked until the
-   * counting transaction ends: so it is a statement of its own, never the operation's transaction.
-   */
-  takeRateLimit(action: string, limit: number, windowSeconds?: number): Promise<void>;
-}
-
-/** `db` as `scope`: every statement and transaction its own. */
-export function scoped(db: Database, scope: DbScope): Scoped {
-  return {
-    statement: (statement, options) => db.statement(scope, statement, options),
-    transaction: (work) => db.transaction(scope, work),
-    takeRateLimit: (action, limit, windowSeconds = 60) => db.takeRateLimit(scope, action, limit, windowSeconds),
-  };
-}
-
-/** A transaction opened by Database.open; its owner finishes it with commit or abandon. */
-export class OpenTransaction {
-  private finished = false;
-  /** Its connection was lost: finishing writes nothing more to it and does not release it (see Database.onConnection). */
-  private lost = false;
-  /** BEGIN, the scope's setup and the savepoint; rejects with the scope's refusal, translated. */
-  readonly opened: Promise<unknown>;
-
-  constructor(
-    private readonly tx: Tx,
-    readonly scope: DbScope,
-    opening: Promise<unknown>,
-    private readonly translate: (error: unknown) => unknown,
-    refuse: (error: unknown) => unknown,
-  ) {
-    this.opened = opening.catch((error) => {
-      this.noticeLoss(error);
-      throw refuse(translate(error));
-    });
-    this.opened.catch(() => {}); // the owner awaits it; this only keeps an early failure from counting as unhandled
-  }
-
-  /**
-   * The principal's access inside this transaction. A failed statement leaves the transaction
-   * aborted: the owner then rolls back to the savepoint taken after the scope (commitAfterFailure).
-   */
-  readonly scoped: Scoped = {
-    statement: async (statement, options = {}) => {
-      if (options.genericPlan) void genericPlans(this.tx).catch(() => {});
-      return await this.translated(statement(this.tx).execute());
-    },
-    transaction: (work) => this.translated(work(this.tx)),
-    // In the call's transaction, the only one its connection has: the counter row stays locked
-    // until the call ends.
-    takeRateLimit: async (action, limit, windowSeconds = 60) => {
-      await this.translated(this.tx`select core.take_rate_limit(${action}, ${limit}::integer, ${windowSeconds}::integer)`.execute());
-    },
-  };
-
-  /** Sends `last` (for example the record of the call) and COMMIT in one round trip. */
-  async commit(last: (tx: Tx) => postgres.PendingQuery<postgres.Row[]>): Promise<void> {
-    await this.finish(async () => {
-      const results = await Promise.allSettled([this.opened, last(this.tx).execute(), this.tx`commit`.execute()]);
-      for (const result of results) if (result.status === "rejected") throw result.reason;
-    });
-  }
-
-  /** Undoes the operation (back to the savepoint after the scope), then sends `last` and COMMIT. */
-  async commitAfterFailure(last: (tx: Tx) => postgres.PendingQuery<postgres.Row[]>): Promise<void> {
-    await this.finish(async () => {
-      const results = await Promise.allSettled([
-        this.opened, this.tx`rollback to savepoint operation`.execute(), last(this.tx).execute(), this.tx`commit`.execute(),
-      ]);
-      for (const result of results) if (result.status === "rejected") throw result.reason;
-    });
-  }
-
-  /** Rolls everything back (the scope or its rate limit refused the call). */
-  async abandon(): Promise<void> {
-    await this.finish(async () => {
-      if (!this.lost) await this.tx`rollback`.catch(() => {});
-    });
-  }
-
-  private async translated<T>(work: Promise<T>): Promise<T> {
-    try {
-      return await work;
-    } catch (error) {
-      this.noticeLoss(error);
-      await this.opened; // a refused scope is the real cause of a failed statement
-      throw this.translate(error);
-    }
-  }
-
-  private noticeLoss(error: unknown): void {
-    if (lostItsConnection(error)) this.lost = true;
-  }
-
-  private async finish(work: () => Promise<void>): Promise<void> {
-    if (this.finished) throw new Error("this transaction is already finished");
-    this.finished = true;
-    try {
-      await work();
-    } catch (error) {
-      this.noticeLoss(error);
-      if (!this.lost) await this.tx`rollback`.catch(() => {});
-      throw this.translate(error);
-    } finally {
-      if (!this.lost) this.tx.release();
-    }
-  }
-}
-
-/** A DETAIL that is a JSON object becomes the error body's `details`. */
-function jsonDetail(detail: string | undefined): unknown {
-  if (!detail?.startsWith("{")) return undefined;
-  try {
-    return JSON.parse(detail);
-  } catch {
-    return undefined;
-  }
-}
-
-/**
- * SQL functions signal HTTP outcomes PostgREST-style: SQLSTATE `PTnnn` carries the status, the
- * HINT the stable error code and a JSON DETAIL the details. Constraint and privilege errors map to
- * their natural status.
- */
-export function translateDatabaseError(error: unknown): unknown {
-  if (isDatabaseUnavailable(error)) return databaseUnavailable();
-  // statement_timeout (DB_STATEMENT_TIMEOUT_SECONDS): the database is there but overloaded or blocked.
-  if (error instanceof postgres.PostgresError && error.code === "57014") {
-    return databaseRetryLater("database_timeout", "The database did not finish in time; retry shortly.");
-  }
-  if (error instanceof ApiError || !(error instanceof postgres.PostgresError)) return error;
-  const { code, message, hint } = error;
-  // A deadlock (two offline batches claiming the same tickets in opposite orders) or a lost
-  // serialization: Postgres rolled this transaction back whole, and the same request succeeds when
-  // sent again (scans and checkouts are idempotent by nonce and key).
-  if (code === "40P01" || code === "40001") {
-    return databaseRetryLater("transaction_conflict", "The request collided with a concurrent one and changed nothing; send it again.");
-  }
-  if (/^PT[45]\d\d$/.test(code)) {
-    const status = Number(code.slice(2)) as ContentfulStatusCode;
-    const details = jsonDetail(error.detail);
-    // A 429 names its wait in the DETAIL: {"retryAfterSeconds": n} becomes the Retry-After header.
-    const retryAfter = (details as { retryAfterSeconds?: unknown } | undefined)?.retryAfterSeconds;
-    const headers = status === 429 && typeof retryAfter === "number" ? { "Retry-After": String(Math.max(1, Math.ceil(retryAfter))) } : undefined;
-    return new ApiError(status, hint ?? "request_failed", message, details, headers);
-  }
-  // Class 22 is "data exception": a value the database cannot take (out of range, malformed, NUL
-  // bytes, bad encoding). Always the caller's input, never a server fault. These answers never name
-  // a constraint or an SQLSTATE: the schema is not the API.
-  if (code.startsWith("22")) {
-    return new ApiError(400, "validation_failed", "The request has a value the service cannot accept.");
-  }
-  switch (code) {
-    case "23505":
-      return new ConstraintViolation(409, "conflict", "The request conflicts with an existing record.", error.constraint_name);
-    case "23503":
-      return new ApiError(400, "invalid_reference", "The request refers to a record that does not exist.");
-    case "23514":
-      return new ConstraintViolation(400, "validation_failed", "The request has a value the service cannot accept.", error.constraint_name);
-    case "42501":
-      return new ApiError(403, "forbidden", "The caller may not do this.");
-    default:
-      return error;
   }
 }

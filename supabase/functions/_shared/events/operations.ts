@@ -3,7 +3,8 @@
 import type { z } from "@hono/zod-openapi";
 import type { Tx } from "../db/database.ts";
 import { ApiError, renameConflict } from "../http/errors.ts";
-import { containsPattern, cursorValue, pageClauses, pagingOf, toJsonPage } from "../http/listing.ts";
+import { containsPattern, cursorValue, pageClauses } from "../db/paging.ts";
+import { pagingOf, toJsonPage } from "../http/listing.ts";
 import { JsonText, noContent, ok, operation } from "../operations/operation.ts";
 import type { CreateEventSchema, EventListQuery, UpdateEventSchema } from "./schemas.ts";
 

@@ -4,7 +4,7 @@
 // trusted is the client. Entries further left are whatever the client sent.
 import type { Context } from "hono";
 import type { AppEnv } from "./context.ts";
-import { formatIpAddress, type IpGroups, inIpRange, type IpRange, parseIpAddress } from "./ip-address.ts";
+import { formatIpAddress, type IpGroups, inIpRange, type IpRange, parseIpAddress } from "../net/ip-address.ts";
 
 /** A request the app was handed without its connection (in-process calls) has no peer. */
 export const NO_PEER = "unknown";

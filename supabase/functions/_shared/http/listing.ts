@@ -1,14 +1,10 @@
-// Listing parameters and envelope of SPEC.md 4.2, shared by every list operation.
+// Listing parameters and envelope of SPEC.md 4.2, shared by every list operation (the SQL of a
+// page, its keyset and ORDER BY, is db/paging.ts).
 import { z } from "@hono/zod-openapi";
-import type { Fragment } from "postgres";
-import type { Tx } from "../db/database.ts";
+import type { Order, Paging, Sort } from "../db/paging.ts";
 import { ApiError } from "./errors.ts";
 import { ObjectId } from "./openapi.ts";
 import { type RefusedParameter, refuseUnknownParameters } from "./unknown-parameters.ts";
-
-const SORT_COLUMNS = { createdAt: "created_at", updatedAt: "updated_at" } as const;
-type Sort = keyof typeof SORT_COLUMNS;
-type Order = "asc" | "desc";
 
 /** Parameters that look plausible but are not ours get a code and a message that says what to do. */
 const REFUSED_PARAMETERS: Record<string, RefusedParameter> = {
@@ -46,14 +42,6 @@ export function listQuerySchema<F extends z.ZodRawShape>(filters: F) {
       // Always, even when another parameter failed (zod skips refinements after an aborting issue
       // by default): `private=false&sort=x` must still say private_not_supported, as `limit` does.
     }, { when: () => true });
-}
-
-export interface Paging {
-  take: number;
-  page: number | null;
-  sort: Sort;
-  order: Order;
-  after: { value: string; id: string } | null;
 }
 
 interface CursorPayload {
@@ -106,49 +94,6 @@ export function pagingOf(query: { take: number; page?: number; cursor?: string; 
     page: query.cursor ? null : (query.page ?? 1),
     after: query.cursor ? decodeCursor(query.cursor, query.sort, query.order) : null,
   };
-}
-
-/** `%text%` for ILIKE, with the caller's `%`, `_` and `\` taken literally. */
-export function containsPattern(text: string): string {
-  return `%${text.replace(/[\\%_]/g, (ch) => `\\${ch}`)}%`;
-}
-
-/**
- * The keyset condition (after the cursor) and the ORDER BY / LIMIT / OFFSET of a page, for a table
- * aliased `alias` with columns created_at, updated_at and id. One more row than `take` is fetched
- * to know whether there is a next page. Rows must select `cursor_value` (see `cursorValue`).
- */
-export function pageClauses(tx: Tx, alias: string, paging: Paging): { after: Fragment; orderAndLimit: Fragment } {
-  const column = tx(`${alias}.${SORT_COLUMNS[paging.sort]}`);
-  const id = tx(`${alias}.id`);
-  const desc = paging.order === "desc";
-  // `::text::timestamptz`, not `::timestamptz`: a parameter typed timestamptz goes through
-  // postgres.js's Date serializer, which drops the microseconds, so the keyset would land inside
-  // the millisecond and repeat (asc) or skip (desc) rows. As text, PostgreSQL parses it exactly.
-  const after = paging.after
-    ? desc
-      ? tx`and (${column}, ${id}) < (${paging.after.value}::text::timestamptz, ${paging.after.id})`
-      : tx`and (${column}, ${id}) > (${paging.after.value}::text::timestamptz, ${paging.after.id})`
-    : tx``;
-  // LIMIT is written into the statement (take is a validated 1-100, so at most 100 variants) and a
-  // zero OFFSET is left out: as parameters, the planner cannot cost a generic plan, so it would plan
-  // every execution again (which cost more than running the page). Deep offsets stay parameters.
-  if (!Number.isInteger(paging.take) || paging.take < 1 || paging.take > 100) throw new Error(`take out of range: ${paging.take}`);
-  const limit = tx.unsafe(String(paging.take + 1));
-  const offset = paging.page ? (paging.page - 1) * paging.take : 0;
-  const skip = offset > 0 ? tx`offset ${offset}` : tx``;
-  const orderAndLimit = desc
-    ? tx`order by ${column} desc, ${id} desc limit ${limit} ${skip}`
-    : tx`order by ${column} asc, ${id} asc limit ${limit} ${skip}`;
-  return { after, orderAndLimit };
-}
-
-/**
- * The sort column as exact text (microseconds kept), for the next cursor. The colons are quoted in
- * the format so the statement holds no `:name` (pgbench would take it for a variable in the bench).
- */
-export function cursorValue(tx: Tx, alias: string, paging: Paging): Fragment {
-  return tx`to_char(${tx(`${alias}.${SORT_COLUMNS[paging.sort]}`)} at time zone 'UTC', 'YYYY-MM-DD"T"HH24":"MI":"SS.US"Z"') as cursor_value`;
 }
 
 export interface PageEnvelope<T> {

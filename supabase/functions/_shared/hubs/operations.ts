@@ -5,7 +5,8 @@ import type { z } from "@hono/zod-openapi";
 import type { Fragment } from "postgres";
 import type { Tx } from "../db/database.ts";
 import { ApiError, renameConflict } from "../http/errors.ts";
-import { containsPattern, cursorValue, pageClauses, pagingOf, toPage } from "../http/listing.ts";
+import { containsPattern, cursorValue, pageClauses } from "../db/paging.ts";
+import { pagingOf, toPage } from "../http/listing.ts";
 import { noContent, ok, operation } from "../operations/operation.ts";
 import type { CreateHubSchema, HubListQuery, HubSchema, UpdateHubSchema } from "./schemas.ts";
 

@@ -3,7 +3,8 @@
 // tokens and keys are never written (the key is named by its id, which the database takes from the
 // transaction it entered with the key). The person's decisions on confirmation links (approve,
 // refuse) are recorded in the same table (endpoint "confirmation", 20261123001500_mcp_confirmations.sql).
-import type { ApiKeyScope, Database, DbScope, Tx } from "../db/database.ts";
+import type { Database, Tx } from "../db/database.ts";
+import type { ApiKeyScope, DbScope } from "../db/scopes.ts";
 import { wellFormed } from "../http/validation.ts";
 
 export type McpEndpoint = "backend" | "public";

@@ -4,7 +4,7 @@
 // operation and its record run. The endpoint took the rate limit before, in a statement of its own.
 // A refusal as it opens (a key revoked meanwhile) is answered by the endpoint over HTTP, as before a
 // call.
-import type { OpenTransaction } from "../db/database.ts";
+import type { OpenTransaction } from "../db/open-transaction.ts";
 
 export class McpCall {
   private taken = false;

@@ -7,8 +7,8 @@
 //   * a response at most MAX_RESPONSE_BYTES, at most LIST_MAX_PAGES pages.
 // A failure is reported with a short reason, never with the server's URL or headers.
 import { Client, SdkError, SdkErrorCode, SdkHttpError, StreamableHTTPClientTransport, type Tool } from "@modelcontextprotocol/client";
-import { isTransientStatus, parseRetryAfter, type RetryPolicy, withRetries } from "../http/retry.ts";
-import { outboundFetch, type OutboundFetch } from "../http/outbound-fetch.ts";
+import { isTransientStatus, parseRetryAfter, type RetryPolicy, withRetries } from "../outbound/retry.ts";
+import { outboundFetch, type OutboundFetch } from "../outbound/outbound-fetch.ts";
 import type { ExternalMcpServer } from "./external-servers.ts";
 import { ASSISTANT_CLIENT_INFO } from "./in-memory.ts";
 

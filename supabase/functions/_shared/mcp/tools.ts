@@ -7,7 +7,9 @@
 // rolled back to the savepoint after the scope and recorded as failed.
 import { type CallToolResult, ProtocolError, ProtocolErrorCode, Server, type StandardSchemaWithJSON } from "@modelcontextprotocol/server";
 import type { z } from "zod";
-import { type DbScope, translateDatabaseError, type Tx } from "../db/database.ts";
+import type { Tx } from "../db/database.ts";
+import { translateDatabaseError } from "../db/database-errors.ts";
+import type { DbScope } from "../db/scopes.ts";
 import type { McpCall } from "./call.ts";
 import { ApiError, errorBody } from "../http/errors.ts";
 import { refuseLoneSurrogates, validationError, wellFormed } from "../http/validation.ts";

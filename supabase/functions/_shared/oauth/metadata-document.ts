@@ -4,7 +4,7 @@
 //   * https only, no credentials, no fragment, a path, the default port or an explicit one;
 //   * in production only public unicast addresses, checked on the address actually connected to
 //     (the connection's own DNS lookup: the guard the webhook dispatcher uses too,
-//     _shared/http/public-address-lookup.ts): no DNS-rebinding window;
+//     _shared/outbound/public-address-lookup.ts): no DNS-rebinding window;
 //     outside production loopback is allowed too (over http as well), for local clients and tests;
 //   * no redirects followed, a deadline (MCP_CIMD_TIMEOUT_MS) for the whole exchange and a 10 KiB
 //     cap on the body, read as it arrives;
@@ -13,7 +13,7 @@
 import http from "node:http";
 import https from "node:https";
 import type { Config } from "../config.ts";
-import { publicAddressLookup, refusedAddressLiteral, requestHostname } from "../http/public-address-lookup.ts";
+import { publicAddressLookup, refusedAddressLiteral, requestHostname } from "../outbound/public-address-lookup.ts";
 
 export const METADATA_DOCUMENT_MAX_BYTES = 10 * 1024;
 

@@ -7,7 +7,8 @@
 import type { Principal } from "../auth/principal.ts";
 import { scopeOf } from "../auth/principal.ts";
 import type { Config } from "../config.ts";
-import { ApiKeyScope, type Database, type DbScope, type Scoped, scoped } from "../db/database.ts";
+import type { Database } from "../db/database.ts";
+import { ApiKeyScope, type DbScope, type Scoped, scoped } from "../db/scopes.ts";
 import { ApiError } from "../http/errors.ts";
 
 /** JSON text built by the database (for example community.event_json): sent as is, never parsed to be serialised again. */

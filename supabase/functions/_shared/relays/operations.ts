@@ -9,7 +9,8 @@ import { type Address, encodeFunctionData, getAddress, type Hex, keccak256, toHe
 import { checkoutCollectionAbi } from "../collections/contract.ts";
 import { publicClientFor } from "../chain/clients.ts";
 import type { Config } from "../config.ts";
-import type { Scoped, Tx } from "../db/database.ts";
+import type { Tx } from "../db/database.ts";
+import type { Scoped } from "../db/scopes.ts";
 import { ApiError } from "../http/errors.ts";
 import { ok, type OperationContext, operation } from "../operations/operation.ts";
 import { HOLD_FACTOR, planRelay, relayerSignerFor, relayOnce, type RelaySubmission, submitRelay } from "./relayer.ts";

@@ -40,7 +40,8 @@ import { privateKeyToAccount } from "viem/accounts";
 import { estimateFeesPerGas, estimateGas, getBlockNumber, getTransactionCount, getTransactionReceipt, sendRawTransaction } from "viem/actions";
 import type { Config } from "../config.ts";
 import { type ChainClient, fromChain, publicClientFor } from "../chain/clients.ts";
-import { type Database, translateDatabaseError, type Tx } from "../db/database.ts";
+import type { Database, Tx } from "../db/database.ts";
+import { translateDatabaseError } from "../db/database-errors.ts";
 import { serviceJobs } from "../db/service-jobs.ts";
 import type { AppServices } from "../http/context.ts";
 import { ApiError } from "../http/errors.ts";
@@ -97,16 +98,6 @@ function log(config: Config, what: string, error: unknown): void {
 const lower = (value: string) => value.toLowerCase();
 const ceilBump = (value: bigint) => (value * 9n + 7n) / 8n; // +12.5 %, rounded up
 const max = (a: bigint, b: bigint) => (a > b ? a : b);
-
-/** Test hooks: how a raw transaction reaches the node (a test simulates a crash before it). */
-export interface RelayerHooks {
-  broadcast?(client: ChainClient, raw: Hex): Promise<unknown>;
-}
-const hooks = new WeakMap<Config, RelayerHooks>();
-export function setRelayerHooks(config: Config, value: RelayerHooks): void {
-  hooks.set(config, value);
-}
-const broadcastOf = (config: Config) => hooks.get(config)?.broadcast ?? ((client: ChainClient, raw: Hex) => sendRawTransaction(client, { serializedTransaction: raw }));
 
 /** `work` in one transaction as service_jobs; the relays.* functions refuse with API errors (translated). */
 async function asServiceJobs<T>(db: Database, work: (tx: Tx) => Promise<T>): Promise<T> {
@@ -237,7 +228,7 @@ export async function submitRelay(
 async function broadcast(services: AppServices, relayId: string, txHash: Hex, raw: Hex, chainId: number): Promise<boolean> {
   const { db, config } = services;
   try {
-    await broadcastOf(config)(publicClientFor(config, chainId), raw);
+    await sendRawTransaction(publicClientFor(config, chainId), { serializedTransaction: raw });
   } catch (error) {
     const message = String((error as Error)?.message ?? error);
     // A node that has it already, or mined it: accepted. Anything else: the recovery pass retries.

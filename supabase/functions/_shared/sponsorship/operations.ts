@@ -8,10 +8,12 @@ import type { Fragment } from "postgres";
 import { type Address, getAddress, type Hex } from "viem";
 import { fromChain, publicClientFor } from "../chain/clients.ts";
 import type { Config } from "../config.ts";
-import type { Scoped, Tx } from "../db/database.ts";
+import type { Tx } from "../db/database.ts";
+import type { Scoped } from "../db/scopes.ts";
 import { serviceJobs } from "../db/service-jobs.ts";
 import { ApiError } from "../http/errors.ts";
-import { containsPattern, cursorValue, pageClauses, pagingOf, toPage } from "../http/listing.ts";
+import { containsPattern, cursorValue, pageClauses } from "../db/paging.ts";
+import { pagingOf, toPage } from "../http/listing.ts";
 import { type Answer, ok, operation } from "../operations/operation.ts";
 import { verifyDeposit, verifySponsoredTransaction } from "./chain-verification.ts";
 import type {

@@ -11,7 +11,8 @@
 import { createHash, randomUUID } from "node:crypto";
 import type { z } from "@hono/zod-openapi";
 import type { Config } from "../config.ts";
-import type { Scoped, Tx } from "../db/database.ts";
+import type { Tx } from "../db/database.ts";
+import type { Scoped } from "../db/scopes.ts";
 import { ApiError } from "../http/errors.ts";
 import { ok, operation } from "../operations/operation.ts";
 import { suiClientFor } from "./client.ts";

@@ -4,7 +4,7 @@
 // actually made to (see dispatcher.ts), so DNS cannot answer "public" to the check and "private"
 // to the connection.
 import { isIP } from "node:net";
-import { ipv4ToNumber, parseIpv6 } from "../http/ip-address.ts";
+import { ipv4ToNumber, parseIpv6 } from "../net/ip-address.ts";
 
 /** Why the address may not be reached, or null when it may. */
 export function refusedAddressReason(address: string): string | null {

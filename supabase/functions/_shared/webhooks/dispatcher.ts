@@ -10,7 +10,7 @@
 // a store's URL must not lead the service anywhere else.
 //
 // In production the connection may reach only public addresses (address-policy.ts), checked by
-// the shared guard (http/public-address-lookup.ts) inside the connection's own DNS lookup, so the
+// the shared guard (outbound/public-address-lookup.ts) inside the connection's own DNS lookup, so the
 // address checked is the address connected to (no DNS rebinding). That is why this module sends
 // with node:http(s) rather than fetch, which has no such hook.
 //
@@ -20,7 +20,7 @@ import { DEVELOPMENT_ENCRYPTION_KEY, type Config } from "../config.ts";
 import { SecretBox } from "../crypto/secret-box.ts";
 import type { Database } from "../db/database.ts";
 import { serviceJobs } from "../db/service-jobs.ts";
-import { outboundFetch } from "../http/outbound-fetch.ts";
+import { outboundFetch } from "../outbound/outbound-fetch.ts";
 import { nextAttemptAt } from "./retry-schedule.ts";
 import { checkedPayload, type WebhookHeaders } from "./events.ts";
 import { type SignatureHeaders, signWebhook } from "./signing.ts";

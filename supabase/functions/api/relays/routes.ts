@@ -2,10 +2,9 @@
 // check-in app's session token: a sponsored check-in is relayed for the person at the door.
 import { createRoute, z } from "@hono/zod-openapi";
 import { requireApiKeyOrSession } from "../../_shared/auth/middleware.ts";
-import { ErrorBodySchema, errorResponses } from "../../_shared/http/errors.ts";
+import { chainUnavailableResponse, ErrorBodySchema, errorResponses } from "../../_shared/http/errors.ts";
 import { apiKeySecurity, jsonContent, pathIds } from "../../_shared/http/openapi.ts";
 import { CollectionGaslessSchema, RelayAcceptedSchema, RelaySchema, VenueGaslessSchema } from "../../_shared/relays/schemas.ts";
-import { chainUnavailableResponse } from "../collections/routes.ts";
 
 /** A server's API key, or the check-in app's session: the app relays its own check-ins. */
 const keyOrSession = [...apiKeySecurity, { SessionAuth: [] }];
