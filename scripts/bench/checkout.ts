@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { writeFileSync } from "node:fs";
 import postgres from "postgres";
 import { startGatewayProcess } from "../lib/gateway-process.ts";
+import { loadPlaces } from "../lib/places.ts";
 import { benchUserDatabase } from "./identity.ts";
 import { AS_DEPLOYED, BENCH_DIR, ensureWrk, formatTable, runPgbench, runWrk } from "./wrk.ts";
 
@@ -60,8 +61,10 @@ commit;
 
 export async function benchCheckout(options: { seconds: number }) {
   ensureWrk();
-  const { url, key, userId } = await benchUserDatabase({ checkout: ["create"] });
+  const { url, key, userId } = await benchUserDatabase({ checkout: ["create"] }, "bench_checkout");
   const collectionId = await arrangeCollection(url, userId);
+  // Loaded now, or the gateway would load them (about 10 s of COPY) while it is measured.
+  await loadPlaces(url, { ifEmpty: true });
   const gateway = await startGatewayProcess({ DATABASE_URL: url, ...AS_DEPLOYED });
   try {
     const endpoint = `${gateway.url}/api/v3/checkout/sessions`;

@@ -1,11 +1,11 @@
 -- Deny by default: no function in core is executable by PUBLIC; each role gets exactly the
 -- functions granted to it. Entering an API key's scope (core.enter_api_key_scope, and
--- core.me_by_api_key, which enters it itself) is the gateway's own role's alone: the functions run
--- with invoker rights, look keys up across owners and switch the role, so no other role is granted
--- them, not even service_role. Recording a key's use and provisioning users are service_role's:
--- they are security definer and see across owners.
+-- core.me_by_api_key and core.create_checkout_session_by_api_key, which enter it themselves) is the
+-- gateway's own role's alone: the functions run with invoker rights, look keys up across owners and
+-- switch the role, so no other role is granted them, not even service_role. Recording a key's use
+-- and provisioning users are service_role's: they are security definer and see across owners.
 begin;
-select plan(16);
+select plan(20);
 
 select tests.create_user('alice@example.com') as alice \gset
 
@@ -35,6 +35,13 @@ select throws_ok(
   '42501',
   'permission denied for function me_by_api_key',
   'authenticated cannot execute core.me_by_api_key'
+);
+
+select throws_ok(
+  $$select * from core.create_checkout_session_by_api_key('\x00'::bytea, '{}', '000000000000000000000000', 'o', '\x00'::bytea, '{}'::jsonb, '\x00'::bytea, '\x00'::bytea, 300, 'https://store.example/hooks', '\x00'::bytea)$$,
+  '42501',
+  'permission denied for function create_checkout_session_by_api_key',
+  'authenticated cannot execute core.create_checkout_session_by_api_key'
 );
 
 select throws_ok(
@@ -77,6 +84,13 @@ select throws_ok(
 );
 
 select throws_ok(
+  $$select * from core.create_checkout_session_by_api_key('\x00'::bytea, '{}', '000000000000000000000000', 'o', '\x00'::bytea, '{}'::jsonb, '\x00'::bytea, '\x00'::bytea, 300, 'https://store.example/hooks', '\x00'::bytea)$$,
+  '42501',
+  null,
+  'anon cannot execute core.create_checkout_session_by_api_key'
+);
+
+select throws_ok(
   $$select core.user_for_auth_user(gen_random_uuid(), 'mallory@example.com')$$,
   '42501',
   null,
@@ -103,6 +117,13 @@ select throws_ok(
   '42501',
   'permission denied for function me_by_api_key',
   'service_role cannot execute core.me_by_api_key'
+);
+
+select throws_ok(
+  $$select * from core.create_checkout_session_by_api_key('\x00'::bytea, '{}', '000000000000000000000000', 'o', '\x00'::bytea, '{}'::jsonb, '\x00'::bytea, '\x00'::bytea, 300, 'https://store.example/hooks', '\x00'::bytea)$$,
+  '42501',
+  'permission denied for function create_checkout_session_by_api_key',
+  'service_role cannot execute core.create_checkout_session_by_api_key'
 );
 
 select lives_ok(
@@ -133,6 +154,13 @@ select throws_ok(
   'PT401',
   null,
   'the owner can execute core.me_by_api_key'
+);
+
+select throws_ok(
+  $$select * from core.create_checkout_session_by_api_key('\x00'::bytea, '{}', '000000000000000000000000', 'o', '\x00'::bytea, '{}'::jsonb, '\x00'::bytea, '\x00'::bytea, 300, 'https://store.example/hooks', '\x00'::bytea)$$,
+  'PT401',
+  null,
+  'the owner can execute core.create_checkout_session_by_api_key'
 );
 
 select * from finish();

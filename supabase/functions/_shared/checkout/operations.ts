@@ -107,6 +107,7 @@ interface CreatedSessionRow {
   status: CheckoutSession["status"];
   expires_at: Date;
   created: boolean;
+  webhook_secret_ciphertext: Uint8Array;
 }
 
 /** 201 with a new checkout; 200 with the one this order already has (the same request again). */
@@ -123,24 +124,33 @@ export const createCheckoutSession = operation({
     // runOperation lets only API keys run this (its permission); the check narrows the principal.
     if (principal.kind !== "api_key") throw new ApiError(401, "missing_api_key", "Send your API key in the x-api-key header.");
     // The sealed secrets are bound to the owner, whom the key check already knows (a key never changes
-    // owner): the creation is then one statement, BEGIN to COMMIT in a single round trip.
-    const ownerId = principal.scope.ownerId ?? await database.apiKeyOwner(principal.scope);
+    // owner): the creation is then one statement.
+    const scope = principal.scope;
+    const ownerId = scope.ownerId ?? await database.apiKeyOwner(scope);
     const clientSecretBox = box.seal(clientSecret, clientSecretAssociatedData(ownerId, input.externalOrderId));
     const webhookSecretBox = box.seal(newWebhookSecret(), webhookSecretAssociatedData(ownerId, input.webhookUrl));
+    // On its own (REST), one statement that enters the key's scope itself: no transaction block, a
+    // single message. Inside an MCP call's transaction, the same functions in the call's scope.
     // create_session runs first (a conflict aborts the statement before the webhook secret is stored).
-    const [created] = await db.statement((tx) => tx<(CreatedSessionRow & { webhook_ciphertext: Uint8Array })[]>`
-      select s.id, s.owner_id, s.client_secret_ciphertext, s.status, s.expires_at, s.created, w.ciphertext as webhook_ciphertext
-      from checkout.create_session(${input.collectionId}, ${input.externalOrderId}, ${fingerprint}, ${tx.json(request)},
-                                   ${newSecretHash}, ${clientSecretBox},
-                                   now() + make_interval(secs => ${input.expiresInSeconds})) s
-      cross join lateral (select checkout.ensure_webhook_secret(${input.webhookUrl}, ${webhookSecretBox}) as ciphertext) w`);
+    const [created] = db.inCallerTransaction
+      ? await db.statement((tx) => tx<CreatedSessionRow[]>`
+          select s.id, s.owner_id, s.client_secret_ciphertext, s.status, s.expires_at, s.created, w.ciphertext as webhook_secret_ciphertext
+          from checkout.create_session(${input.collectionId}, ${input.externalOrderId}, ${fingerprint}, ${tx.json(request)},
+                                       ${newSecretHash}, ${clientSecretBox},
+                                       now() + make_interval(secs => ${input.expiresInSeconds})) s
+          cross join lateral (select checkout.ensure_webhook_secret(${input.webhookUrl}, ${webhookSecretBox}) as ciphertext) w`)
+      : await database.apiKeyFunction(scope, (sql, keyHash, required) => sql<CreatedSessionRow[]>`
+          select id, owner_id, client_secret_ciphertext, status, expires_at, created, webhook_secret_ciphertext
+          from core.create_checkout_session_by_api_key(${keyHash}, ${required}::text[], ${input.collectionId}, ${input.externalOrderId},
+            ${fingerprint}, ${sql.json(request)}, ${newSecretHash}, ${clientSecretBox}, ${input.expiresInSeconds}::integer,
+            ${input.webhookUrl}, ${webhookSecretBox})`, ([row]) => row?.owner_id);
     const session = created!;
 
     // A replay returns the first request's secret, stored sealed (the new one generated above is unused).
     const secret = session.created
       ? clientSecret
       : box.open(session.client_secret_ciphertext, clientSecretAssociatedData(session.owner_id, input.externalOrderId));
-    const webhookSecret = box.open(session.webhook_ciphertext, webhookSecretAssociatedData(session.owner_id, input.webhookUrl));
+    const webhookSecret = box.open(session.webhook_secret_ciphertext, webhookSecretAssociatedData(session.owner_id, input.webhookUrl));
     const body: CheckoutSession = {
       checkoutId: session.id,
       clientSecret: secret,

@@ -32,6 +32,7 @@ export class OpenTransaction {
    * aborted: the owner then rolls back to the savepoint taken after the scope (commitAfterFailure).
    */
   readonly scoped: Scoped = {
+    inCallerTransaction: true,
     statement: async (statement, options = {}) => {
       if (options.genericPlan) void genericPlans(this.tx).catch(() => {});
       return await this.translated(statement(this.tx).execute());

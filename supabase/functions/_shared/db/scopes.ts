@@ -56,6 +56,8 @@ export const genericPlans = (tx: Tx) => tx`select set_config('plan_cache_mode', 
  * (an MCP call: OpenTransaction.scoped).
  */
 export interface Scoped {
+  /** Whether the statements run in a transaction the caller opened (an MCP call), not each in its own. */
+  readonly inCallerTransaction: boolean;
   /** One statement as the principal. */
   statement<T extends readonly postgres.MaybeRow[]>(statement: (tx: Tx) => postgres.PendingQuery<T>, options?: StatementOptions): Promise<T>;
   /** Several statements as the principal, committed together. */
@@ -71,6 +73,7 @@ export interface Scoped {
 /** `db` as `scope`: every statement and transaction its own. */
 export function scoped(db: Database, scope: DbScope): Scoped {
   return {
+    inCallerTransaction: false,
     statement: (statement, options) => db.statement(scope, statement, options),
     transaction: (work) => db.transaction(scope, work),
     takeRateLimit: (action, limit, windowSeconds = 60) => db.takeRateLimit(scope, action, limit, windowSeconds),
