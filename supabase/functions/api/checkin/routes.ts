@@ -13,8 +13,8 @@ import { ErrorBodySchema, errorResponses } from "../../_shared/http/errors.ts";
 import { pageSchema } from "../../_shared/http/listing.ts";
 import { apiKeySecurity, jsonContent, pathIds } from "../../_shared/http/openapi.ts";
 import { AttendanceMintSchema, RelayAcceptedSchema, RelaySchema } from "../../_shared/relays/schemas.ts";
-import { chainUnavailableResponse } from "../collections/routes.ts";
-import { relayFlow, wouldRevertResponse } from "../relays/routes.ts";
+import { chainUnavailableResponse } from "../../_shared/chain/responses.ts";
+import { relayFlow, wouldRevertResponse } from "../../_shared/relays/responses.ts";
 
 const keyOrSession = [...apiKeySecurity, { SessionAuth: [] }];
 const RESERVATIONS = ["Reservations"];

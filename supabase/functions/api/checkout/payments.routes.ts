@@ -11,7 +11,7 @@ import {
 } from "../../_shared/checkout/schemas.ts";
 import { errorResponses } from "../../_shared/http/errors.ts";
 import { jsonContent, pathIds } from "../../_shared/http/openapi.ts";
-import { chainUnavailableResponse } from "../collections/routes.ts";
+import { chainUnavailableResponse } from "../../_shared/chain/responses.ts";
 import { checkoutIdParam, clientSecretHeaders, clientSecretSecurity } from "./routes.ts";
 
 const tags = ["Checkout"];

@@ -1,8 +1,9 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { requireApiKey } from "../../_shared/auth/middleware.ts";
 import { CollectionListSchema, CollectionSchema, RegisterCollectionSchema } from "../../_shared/collections/schemas.ts";
-import { ErrorBodySchema, errorResponses } from "../../_shared/http/errors.ts";
+import { errorResponses } from "../../_shared/http/errors.ts";
 import { apiKeySecurity, jsonContent, pathIds } from "../../_shared/http/openapi.ts";
+import { chainUnavailableResponse } from "../../_shared/chain/responses.ts";
 
 // The supported collection interface, as supabase/functions/_shared/collections/contract.ts documents it.
 const COLLECTION_INTERFACE = `
@@ -25,14 +26,6 @@ const COLLECTION_INTERFACE = `
 - A \`checkoutRef\` is accepted once: a second mint with the same reference reverts, which ties one transaction to
   exactly one checkout. The reference of a checkout is its 24-hex id, right-aligned in 32 bytes.
 - An ERC-20 payment token must implement \`decimals()\`; its \`symbol()\` is read too, for display only (optional).`;
-
-/** The 502 of routes that read a chain: its RPC failed, not the request. */
-export const chainUnavailableResponse = {
-  502: {
-    description: "The chain's RPC endpoint did not answer (code `chain_unavailable`); try again",
-    content: { "application/json": { schema: ErrorBodySchema } },
-  },
-};
 
 export const registerCollection = createRoute({
   operationId: "registerCollection",

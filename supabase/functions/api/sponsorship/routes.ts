@@ -10,8 +10,8 @@ import {
   DepositSchema, PendingSchema, ProviderVerifyResultSchema, ProviderVerifySchema, RecordDepositSchema, RecordUsageSchema, SaveSettingsSchema,
   SettingsSchema, SponsorListQuery, SponsorQuery, UsageSchema,
 } from "../../_shared/sponsorship/schemas.ts";
-import { chainUnavailableResponse } from "../collections/routes.ts";
-import { requireVerifierSecret } from "./verifier-secret.ts";
+import { chainUnavailableResponse } from "../../_shared/chain/responses.ts";
+import { requireVerifierSecret } from "../../_shared/sponsorship/verifier-secret.ts";
 
 const TAG = "Sponsorship";
 // SPEC 5.8: the owner (API key) or the app session.
