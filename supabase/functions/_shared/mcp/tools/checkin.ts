@@ -9,7 +9,11 @@
 import { z } from "zod";
 import { define, type ToolAnnotations } from "../tools.ts";
 import { listQuerySchema, pageSchema } from "../../http/listing.ts";
-import { AccessSchema, AddStaffSchema, BindBraceletSchema, BraceletSchema, CheckInSettingsSchema, CountsSchema, ManifestSchema, OfflineBatchResultSchema, OfflineBatchSchema, ReservationListQuery, ReservationSchema, SaveCheckInSettingsSchema, ScanDirection, ScanRequestSchema, ScanSchema, StaffListSchema, StaffSchema, TicketSchema } from "../../checkin/schemas.ts";
+import {
+  AccessSchema, AddStaffSchema, BindBraceletSchema, BraceletSchema, CheckInSettingsSchema, CountsSchema, ManifestSchema,
+  OfflineBatchResultSchema, OfflineBatchSchema, ReservationListQuery, ReservationSchema, SaveCheckInSettingsSchema,
+  ScanDirection, ScanRequestSchema, ScanSchema, StaffListSchema, StaffSchema, TicketSchema,
+} from "../../checkin/schemas.ts";
 import { ObjectId } from "../../http/openapi.ts";
 import { ADD, DELETE, Deleted, onChain, READ, REPLACE } from "./common.ts";
 import * as checkin from "../../checkin/operations.ts";

@@ -10,6 +10,8 @@ import { venueTools } from "../../../_shared/mcp/tools/venues.ts";
 import { collectionTools } from "../../../_shared/mcp/tools/collections.ts";
 import { suiTools } from "../../../_shared/mcp/tools/sui.ts";
 import { checkoutTools } from "../../../_shared/mcp/tools/checkout.ts";
+import { checkoutPaymentTools } from "../../../_shared/mcp/tools/checkout-payments.ts";
+import { chainTools } from "../../../_shared/mcp/tools/chain.ts";
 import { sponsorshipTools } from "../../../_shared/mcp/tools/sponsorship.ts";
 import { checkinTools } from "../../../_shared/mcp/tools/checkin.ts";
 
@@ -27,8 +29,8 @@ export function backendToolsOf(endpoints: readonly AnyEndpoint[]) {
     create_checkout_session: checkoutTools.create_checkout_session, get_checkout_session: checkoutTools.get_checkout_session,
     retry_checkout_webhook: checkoutTools.retry_checkout_webhook,
     list_checkout_webhook_deliveries: checkoutTools.list_checkout_webhook_deliveries,
-    build_checkout_payment: checkoutTools.build_checkout_payment, encode_contract_call: sponsorshipTools.encode_contract_call,
-    confirm_checkout_payment: checkoutTools.confirm_checkout_payment,
+    build_checkout_payment: checkoutPaymentTools.build_checkout_payment, encode_contract_call: chainTools.encode_contract_call,
+    confirm_checkout_payment: checkoutPaymentTools.confirm_checkout_payment,
     get_sponsorship_balance: sponsorshipTools.get_sponsorship_balance,
     check_sponsorship_eligibility: sponsorshipTools.check_sponsorship_eligibility,
     complete_sponsored_transaction: sponsorshipTools.complete_sponsored_transaction,
