@@ -20,7 +20,7 @@ function modulesOf(name: string): { modules: number; npmPackages: number } {
   const dir = join(REPO_ROOT, "supabase", "functions", name);
   const info = JSON.parse(execFileSync(join(REPO_ROOT, "node_modules", ".bin", "deno"), [
     "info", "--json", "--no-lock", "--node-modules-dir=none", "--config", join(dir, "deno.json"), join(dir, "index.ts"),
-  ], { env: { ...process.env, DENO_DIR: DENO_CACHE, DENO_NO_UPDATE_CHECK: "1" }, maxBuffer: 64 << 20 }).toString()) as
+  ], { env: { ...process.env, DENO_DIR: DENO_CACHE, DENO_NO_UPDATE_CHECK: "1" }, stdio: ["ignore", "pipe", "ignore"], maxBuffer: 64 << 20 }).toString()) as
     { roots: string[]; modules: GraphModule[]; redirects: Record<string, string> };
   const bySpecifier = new Map(info.modules.map((module) => [module.specifier, module]));
   const seen = new Set<string>();
