@@ -6,7 +6,7 @@
 // HTTP, no database), which a loaded machine disturbs less.
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
-import { backendTools } from "../../supabase/functions/api/mcp/backend/tools.ts";
+import { backendTools } from "../../supabase/functions/api/app.ts";
 import { selectTools, toolsetsOf } from "../../supabase/functions/_shared/mcp/toolsets.ts";
 import { startGatewayProcess } from "../lib/gateway-process.ts";
 import { benchUserDatabase } from "./identity.ts";

@@ -24,7 +24,7 @@ import { execFileSync } from "node:child_process";
 import process from "node:process";
 import { readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { backendTools } from "../../supabase/functions/api/mcp/backend/tools.ts";
+import { backendTools } from "../../supabase/functions/api/app.ts";
 import { AcceptedKeyCache, hashApiKey, looksLikeApiKey } from "../../supabase/functions/_shared/auth/api-keys.ts";
 import { buildToolServer, type ToolDefinition, type ToolSession } from "../../supabase/functions/_shared/mcp/tools.ts";
 import { readMcpRequest, serveMcpRequest } from "../../supabase/functions/_shared/mcp/transport.ts";

@@ -23,6 +23,7 @@ const suites: Record<string, (o: { seconds: number }) => Promise<unknown>> = {
   chat: async (o) => (await import("./chat.ts")).benchChat(o),
   transcription: async () => (await import("./transcription.ts")).benchTranscription(),
   compression: async () => (await import("./compression.ts")).benchCompression(),
+  startup: async () => (await import("./cold-start.ts")).benchColdStart(),
 };
 
 const { values, positionals } = parseArgs({ options: { seconds: { type: "string", default: "10" } }, allowPositionals: true });

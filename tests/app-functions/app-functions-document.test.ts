@@ -1,16 +1,11 @@
 // The four app-backend functions as the API's document describes them: each on the app host
 // ({app_url}), and chat-with-assistant's stream as it really is: every event a real answer sends is
-// one the document names, with data its schema accepts. And the folders stay apart: a function's
-// folder imports only itself and _shared, so the document's routes come from _shared too.
-import { readdirSync, readFileSync, statSync } from "node:fs";
-import { dirname, join, relative, resolve, sep } from "node:path";
+// one the document names, with data its schema accepts.
 import { Ajv2020 } from "ajv/dist/2020.js";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createEvent } from "../hubs/hub-fixtures.ts";
 import { type ChatEvent, type ChatWorld, newMessageId, startChatWorld } from "./chat-fixtures.ts";
 import { APP_FUNCTIONS, expectScriptedAnswersUsed } from "./function-fixtures.ts";
-
-const FUNCTIONS_DIR = join(import.meta.dirname, "../../supabase/functions");
 
 let chat: ChatWorld;
 // deno-lint-ignore no-explicit-any
@@ -60,37 +55,5 @@ describe("the app functions in the API's document", () => {
       expect(documentedNames, type).toContain(type);
       expect(validEvent({ event: type, data }) ? [] : validEvent.errors, `${type} ${JSON.stringify(data)}`).toEqual([]);
     }
-  });
-});
-
-/** Every .ts file under `dir`. */
-function sourcesUnder(dir: string): string[] {
-  return readdirSync(dir).flatMap((name) => {
-    const path = join(dir, name);
-    return statSync(path).isDirectory() ? sourcesUnder(path) : path.endsWith(".ts") ? [path] : [];
-  });
-}
-
-/**
- * Known crossings still to move: the public MCP tools the assistant runs in memory live in the api
- * function's folder (api/mcp/public/tools.ts), where the MCP tool work is going on.
- */
-const KNOWN_CROSSINGS = [
-  "chat-with-assistant/app.ts imports ../api/mcp/public/tools.ts",
-  "discover-mcp-capabilities/app.ts imports ../api/mcp/public/tools.ts",
-];
-
-describe("function folders", () => {
-  it("import nothing from another function's folder, only their own files and _shared", () => {
-    const crossings: string[] = [];
-    for (const folder of readdirSync(FUNCTIONS_DIR).filter((name) => name !== "_shared" && statSync(join(FUNCTIONS_DIR, name)).isDirectory())) {
-      for (const file of sourcesUnder(join(FUNCTIONS_DIR, folder))) {
-        for (const [, specifier] of readFileSync(file, "utf8").matchAll(/\bfrom\s+"(\.{1,2}\/[^"]+)"/g)) {
-          const [top] = relative(FUNCTIONS_DIR, resolve(dirname(file), specifier!)).split(sep);
-          if (top !== folder && top !== "_shared") crossings.push(`${relative(FUNCTIONS_DIR, file)} imports ${specifier}`);
-        }
-      }
-    }
-    expect(crossings.filter((crossing) => !KNOWN_CROSSINGS.includes(crossing))).toEqual([]);
   });
 });

@@ -7,7 +7,7 @@ import { createServer, type Server, type Socket } from "node:net";
 import { FunctionsHttpError } from "@supabase/supabase-js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../../supabase/functions/_shared/config.ts";
-import { PUBLIC_SERVER_INFO, publicTools } from "../../supabase/functions/api/mcp/public/tools.ts";
+import { PUBLIC_SERVER_INFO, publicTools } from "../../supabase/functions/_shared/mcp/public-server.ts";
 import { serveOverHttp } from "../mcp/oauth-fixtures.ts";
 import { expectErrorBody, PRODUCTION_REQUIREMENTS, type UserWithKey } from "../setup/test-context.ts";
 import { type MailSink, startMailSink } from "../../scripts/lib/mail-sink.ts";

@@ -14,8 +14,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { REPO_ROOT } from "../../scripts/lib/local-postgres.ts";
 import { MCP_SCOPES } from "../../supabase/functions/_shared/auth/mcp-oauth.ts";
 import { toolsetsOf } from "../../supabase/functions/_shared/mcp/toolsets.ts";
-import { backendTools } from "../../supabase/functions/api/mcp/backend/tools.ts";
-import { publicTools } from "../../supabase/functions/api/mcp/public/tools.ts";
+import { backendTools } from "../../supabase/functions/api/app.ts";
+import { publicTools } from "../../supabase/functions/_shared/mcp/public-server.ts";
 import { createOAuthTestContext, issueTokens, type OAuthTestContext, ROOT, serveOverHttp } from "../mcp/oauth-fixtures.ts";
 import type { UserWithKey } from "../setup/test-context.ts";
 

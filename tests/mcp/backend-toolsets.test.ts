@@ -5,7 +5,7 @@
 // is a 400 naming the valid ones.
 import type { Client } from "@modelcontextprotocol/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { backendTools } from "../../supabase/functions/api/mcp/backend/tools.ts";
+import { backendTools } from "../../supabase/functions/api/app.ts";
 import { createTestContext, expectErrorBody, type TestContext, type UserWithKey } from "../setup/test-context.ts";
 import { eventBody } from "../events/event-fixtures.ts";
 import { connectClient, inProcessFetch, INITIALIZE, LIST_TOOLS, rpcInit, toolError } from "./mcp-fixtures.ts";

@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { freePort, startGatewayProcess, type GatewayProcess } from "../../scripts/lib/gateway-process.ts";
 import { READ_SCOPES } from "../../supabase/functions/_shared/auth/mcp-oauth.ts";
-import { allowsTool, PUBLIC_TOOL_SCOPES, type PublicToolName } from "../../supabase/functions/api/mcp/public/tools.ts";
+import { allowsTool, PUBLIC_TOOL_SCOPES, type PublicToolName } from "../../supabase/functions/_shared/mcp/public-server.ts";
 import { createTestContext } from "../setup/test-context.ts";
 import { authorizeInBrowser, Browser, type OAuthTestContext, pkce, startMailCatcher } from "./oauth-fixtures.ts";
 

@@ -4,8 +4,8 @@
 // tool's toolset is the OpenAPI tag of the REST operation it runs, so the two lists agree.
 import { describe, expect, it } from "vitest";
 import { TAGS } from "../../supabase/functions/api/docs/handlers.ts";
-import { backendTools } from "../../supabase/functions/api/mcp/backend/tools.ts";
-import { publicTools } from "../../supabase/functions/api/mcp/public/tools.ts";
+import { backendTools } from "../../supabase/functions/api/app.ts";
+import { publicTools } from "../../supabase/functions/_shared/mcp/public-server.ts";
 import { endpoints } from "../../supabase/functions/api/registry.ts";
 import type { ToolDefinition } from "../../supabase/functions/_shared/mcp/tools.ts";
 

@@ -6,7 +6,7 @@ import { encodeFunctionData, getAddress, type Hex, type LocalAccount, parseAbi, 
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { linkAddress } from "../../scripts/lib/admin-operations.ts";
 import { deployTestToken } from "../../scripts/lib/contracts.ts";
-import { VERIFIER_SECRET_HEADER } from "../../supabase/functions/api/sponsorship/verifier-secret.ts";
+import { VERIFIER_SECRET_HEADER } from "../../supabase/functions/_shared/sponsorship/verifier-secret.ts";
 import { startChain } from "../chain/chain-fixtures.ts";
 import { createTestContext, TEST_JWT_SECRET, type UserWithKey } from "../setup/test-context.ts";
 

@@ -9,11 +9,15 @@ import { confirmationsRouter } from "./confirmations/handlers.ts";
 import { registerDocs } from "./docs/handlers.ts";
 import { localAuthRouter } from "./local-auth/handlers.ts";
 import { mcpBackendRouter } from "./mcp/backend/handlers.ts";
+import { backendToolsOf } from "./mcp/backend/tools.ts";
 import { publicMcpRouter } from "./mcp/public/handlers.ts";
 import { oauthRouter } from "./oauth/handlers.ts";
 import { endpoints } from "./registry.ts";
 import { ticketPageRouter } from "./ticket-page/handlers.ts";
 import { versioningRouter } from "./versioning/handlers.ts";
+
+/** The backend MCP endpoint's tools; its call_api runs over the REST registry. */
+export const backendTools = backendToolsOf(endpoints);
 
 /** REST v3, auth/session, docs, MCP and page routes. Runs under Deno and, in tests, under Node. */
 export function createApiApp(services: AppServices) {
@@ -27,7 +31,7 @@ export function createApiApp(services: AppServices) {
   app.route("/", oauthRouter);
   app.route("/", publicMcpRouter);
   app.route("/", confirmationsRouter); // the confirmation links' pages
-  app.route("/", mcpBackendRouter);
+  app.route("/", mcpBackendRouter(backendTools));
   // Supabase Auth's e-mail code sign-in where no Supabase Auth runs (npm start); off in production unless set.
   // Mounted through a plain Hono so that its routes stay out of the API's document: they have their own (/auth/v1/openapi.json).
   if (localIssuerOf(services.config)) app.route("/", new Hono<AppEnv>().route("/", localAuthRouter));

@@ -8,7 +8,7 @@ import { answerTurn } from "../_shared/chat/assistant.ts";
 import type { PublicToolSurface } from "../_shared/chat/assistant-tools.ts";
 import type { AppServices } from "../_shared/http/context.ts";
 import { runsInCallTransaction } from "../_shared/mcp/tools.ts";
-import { CONFIRMATION_LINK_TOOLS, isPublicTool, publicToolServer, publicTools } from "../api/mcp/public/tools.ts";
+import { CONFIRMATION_LINK_TOOLS, isPublicTool, publicToolServer, publicTools } from "../_shared/mcp/public-server.ts";
 import { chatRoute, originOf } from "../_shared/app-functions/chat-with-assistant.ts";
 import { functionUrl } from "../_shared/http/public-urls.ts";
 import { EventStream } from "../_shared/http/event-stream.ts";

@@ -7,7 +7,7 @@ import { scopeOf } from "../_shared/auth/principal.ts";
 import { discoverCapabilities } from "../_shared/chat/capabilities.ts";
 import type { AppServices } from "../_shared/http/context.ts";
 import { runOperation } from "../_shared/operations/operation.ts";
-import { PUBLIC_SERVER_INFO, publicToolServer } from "../api/mcp/public/tools.ts";
+import { PUBLIC_SERVER_INFO, publicToolServer } from "../_shared/mcp/public-server.ts";
 import { discoverRoute } from "../_shared/app-functions/discover-mcp-capabilities.ts";
 
 const discover = discoverCapabilities({

@@ -24,7 +24,7 @@ import { connectInMemory } from "../mcp/in-memory.ts";
 import { type ToolSession, toolErrorOf } from "../mcp/tools.ts";
 import { contextFor, type OperationContext } from "../operations/operation.ts";
 
-/** The public MCP surface, which lives with the API (api/mcp/public): handed in by the function. */
+/** The public MCP tool server (_shared/mcp/public-server.ts), handed in by the function. */
 export interface PublicToolSurface {
   /** A new public MCP server for `session`, listing the tools `scopes` allow. */
   server(session: ToolSession, scopes: readonly string[]): Server;

@@ -82,14 +82,6 @@ export function errorResponses(...statuses: Array<400 | 401 | 403 | 404 | 409 | 
   );
 }
 
-/** The 502 of routes that read a chain: its RPC failed, not the request. */
-export const chainUnavailableResponse = {
-  502: {
-    description: "The chain's RPC endpoint did not answer (code `chain_unavailable`); try again",
-    content: { "application/json": { schema: ErrorBodySchema } },
-  },
-};
-
 /**
  * A constraint the database enforced, as its generic answer (409 `conflict`, 400 `validation_failed`).
  * The constraint is for the code that gives it words of its own (renameConflict, the admin CLI),

@@ -9,11 +9,12 @@ import {
   OfflineBatchResultSchema, OfflineBatchSchema, ReservationListQuery, ReservationSchema, SaveCheckInSettingsSchema, ScanRequestSchema,
   ScanSchema, StaffListSchema, StaffSchema, TicketKeysSchema, TicketSchema,
 } from "../../_shared/checkin/schemas.ts";
-import { chainUnavailableResponse, ErrorBodySchema, errorResponses } from "../../_shared/http/errors.ts";
+import { ErrorBodySchema, errorResponses } from "../../_shared/http/errors.ts";
 import { pageSchema } from "../../_shared/http/listing.ts";
 import { apiKeySecurity, jsonContent, pathIds } from "../../_shared/http/openapi.ts";
 import { AttendanceMintSchema, RelayAcceptedSchema, RelaySchema } from "../../_shared/relays/schemas.ts";
-import { relayFlow, wouldRevertResponse } from "../relays/routes.ts";
+import { chainUnavailableResponse } from "../../_shared/chain/responses.ts";
+import { relayFlow, wouldRevertResponse } from "../../_shared/relays/responses.ts";
 
 const keyOrSession = [...apiKeySecurity, { SessionAuth: [] }];
 const RESERVATIONS = ["Reservations"];

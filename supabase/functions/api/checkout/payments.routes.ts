@@ -9,8 +9,9 @@ import {
   RecordedPaymentTransactionSchema,
   TxHashBody,
 } from "../../_shared/checkout/schemas.ts";
-import { chainUnavailableResponse, errorResponses } from "../../_shared/http/errors.ts";
+import { errorResponses } from "../../_shared/http/errors.ts";
 import { jsonContent, pathIds } from "../../_shared/http/openapi.ts";
+import { chainUnavailableResponse } from "../../_shared/chain/responses.ts";
 import { checkoutIdParam, clientSecretHeaders, clientSecretSecurity } from "./routes.ts";
 
 const tags = ["Checkout"];

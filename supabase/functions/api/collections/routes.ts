@@ -1,8 +1,9 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { requireApiKey } from "../../_shared/auth/middleware.ts";
 import { CollectionListSchema, CollectionSchema, RegisterCollectionSchema } from "../../_shared/collections/schemas.ts";
-import { chainUnavailableResponse, errorResponses } from "../../_shared/http/errors.ts";
+import { errorResponses } from "../../_shared/http/errors.ts";
 import { apiKeySecurity, jsonContent, pathIds } from "../../_shared/http/openapi.ts";
+import { chainUnavailableResponse } from "../../_shared/chain/responses.ts";
 
 // The supported collection interface, as supabase/functions/_shared/collections/contract.ts documents it.
 const COLLECTION_INTERFACE = `

@@ -12,7 +12,7 @@ import { FAVICON_SVG } from "./favicon.ts";
 import { renderLlmsTxt } from "./llms-txt.ts";
 import { withOptionalRequestDefaults } from "./request-defaults.ts";
 import { registerWebhooks } from "./webhooks.ts";
-import { VERIFIER_SECRET_HEADER } from "../sponsorship/verifier-secret.ts";
+import { VERIFIER_SECRET_HEADER } from "../../_shared/sponsorship/verifier-secret.ts";
 
 const AUTHENTICATION = [
   "- REST v3 and /api/auth/get-session: header `x-api-key: <API_KEY>`. `Authorization: Bearer` is refused (401 `wrong_auth_scheme`).",

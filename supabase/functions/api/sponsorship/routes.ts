@@ -1,7 +1,7 @@
 // The sponsored-gas ledger's routes (SPEC 4.5); the shapes are _shared/sponsorship/schemas.ts.
 import { createRoute, z } from "@hono/zod-openapi";
 import { refuseBrowserRequests, requireApiKey, requireApiKeyOrSession, requirePermission } from "../../_shared/auth/middleware.ts";
-import { chainUnavailableResponse, errorResponses } from "../../_shared/http/errors.ts";
+import { errorResponses } from "../../_shared/http/errors.ts";
 import { pageSchema } from "../../_shared/http/listing.ts";
 import { apiKeySecurity, jsonContent } from "../../_shared/http/openapi.ts";
 import * as sponsorship from "../../_shared/sponsorship/operations.ts";
@@ -10,7 +10,8 @@ import {
   DepositSchema, PendingSchema, ProviderVerifyResultSchema, ProviderVerifySchema, RecordDepositSchema, RecordUsageSchema, SaveSettingsSchema,
   SettingsSchema, SponsorListQuery, SponsorQuery, UsageSchema,
 } from "../../_shared/sponsorship/schemas.ts";
-import { requireVerifierSecret } from "./verifier-secret.ts";
+import { chainUnavailableResponse } from "../../_shared/chain/responses.ts";
+import { requireVerifierSecret } from "../../_shared/sponsorship/verifier-secret.ts";
 
 const TAG = "Sponsorship";
 // SPEC 5.8: the owner (API key) or the app session.

@@ -12,9 +12,9 @@ import { buildToolServer, runsInCallTransaction } from "../../../_shared/mcp/too
 import { selectionOf, selectTools, toolsetsOf, whyNotSelected } from "../../../_shared/mcp/toolsets.ts";
 import { mcpRequestChecks, readMcpRequest, serveMcpRequest } from "../../../_shared/mcp/transport.ts";
 import { contextFor } from "../../../_shared/operations/operation.ts";
-import { backendTools } from "./tools.ts";
+import type { BackendTools } from "./tools.ts";
 
-const SERVER_INFO = {
+const serverInfo = (backendTools: BackendTools) => ({
   name: "eventhub-backend",
   version: "3.0.0",
   instructions: "Tools for trusted backends, authenticated by your API key (x-api-key) with its permissions: events, hubs, " +
@@ -23,40 +23,44 @@ const SERVER_INFO = {
     "or the key to browsers or public assistants. Choose toolsets with the X-MCP-Toolsets header (comma-separated) or the " +
     `path /mcp/backend/x/<toolsets>: ${toolsetsOf(backendTools).join(", ")}. Read-only mode (tools that change nothing; ` +
     "call_api runs GET operations only): X-MCP-Readonly: true, or the path /mcp/backend/readonly or /mcp/backend/x/<toolsets>/readonly.",
-};
+});
 
 /**
- * The endpoint's router. Browsers are refused (any Origin: 403 origin_not_allowed): the endpoint is
+ * The endpoint's router, serving `backendTools`. Browsers are refused (any Origin: 403 origin_not_allowed): the endpoint is
  * for servers, and some of its operations (usage/record) must never be reachable from a page.
  * The client's choice of tools is read first (an unknown toolset: 400). Every request then takes
  * the key's per-minute rate limit in a statement of its own (core.mcp_take_rate_limit): the count is
  * exact under the counter row's lock, which a statement of its own holds only while it commits. A tools/call then runs in one transaction: the key's scope,
  * the operation and the record of the call.
  */
-export const mcpBackendRouter = createRouter();
-for (const path of ["/mcp/backend", "/mcp/backend/readonly", "/mcp/backend/x/:toolsets", "/mcp/backend/x/:toolsets/readonly"]) {
-  mcpBackendRouter.post(path, mcpRequestChecks([]), requireApiKey, async (c) => {
-    const principal = c.get("principal");
-    if (principal.kind !== "api_key") throw new Error("requireApiKey let another principal through");
-    const selection = selectionOf(backendTools, {
-      header: (name) => c.req.header(name),
-      pathToolsets: c.req.param("toolsets"),
-      pathReadOnly: path.endsWith("/readonly"),
+export function mcpBackendRouter(backendTools: BackendTools) {
+  const info = serverInfo(backendTools);
+  const router = createRouter();
+  for (const path of ["/mcp/backend", "/mcp/backend/readonly", "/mcp/backend/x/:toolsets", "/mcp/backend/x/:toolsets/readonly"]) {
+    router.post(path, mcpRequestChecks([]), requireApiKey, async (c) => {
+      const principal = c.get("principal");
+      if (principal.kind !== "api_key") throw new Error("requireApiKey let another principal through");
+      const selection = selectionOf(backendTools, {
+        header: (name) => c.req.header(name),
+        pathToolsets: c.req.param("toolsets"),
+        pathReadOnly: path.endsWith("/readonly"),
+      });
+      const tools = selectTools(backendTools, selection);
+      const { scope } = principal;
+      const db = c.get("db");
+      const config = c.get("config");
+      const limit = config.MCP_RATE_LIMIT_PER_MINUTE;
+      const mcp = await readMcpRequest(c.req.raw);
+      if (mcp instanceof Response) return mcp;
+      await takeRateLimit(db, scope, "backend", limit);
+      const call = mcp.calledTool !== undefined && runsInCallTransaction(tools[mcp.calledTool as keyof typeof tools], mcp.calledArguments)
+        ? new McpCall(() => db.open(scope))
+        : undefined;
+      const session = { endpoint: "backend" as const, context: contextFor({ db, config }, principal, c.get("requestId")), scope, call };
+      const notSelected = (name: string) => whyNotSelected(backendTools, selection, name);
+      const response = await serveMcpRequest(mcp, () => buildToolServer(info, tools, session, notSelected), c.get("requestId"));
+      return call ? call.settle(response) : response;
     });
-    const tools = selectTools(backendTools, selection);
-    const { scope } = principal;
-    const db = c.get("db");
-    const config = c.get("config");
-    const limit = config.MCP_RATE_LIMIT_PER_MINUTE;
-    const mcp = await readMcpRequest(c.req.raw);
-    if (mcp instanceof Response) return mcp;
-    await takeRateLimit(db, scope, "backend", limit);
-    const call = mcp.calledTool !== undefined && runsInCallTransaction(tools[mcp.calledTool as keyof typeof tools], mcp.calledArguments)
-      ? new McpCall(() => db.open(scope))
-      : undefined;
-    const session = { endpoint: "backend" as const, context: contextFor({ db, config }, principal, c.get("requestId")), scope, call };
-    const notSelected = (name: string) => whyNotSelected(backendTools, selection, name);
-    const response = await serveMcpRequest(mcp, () => buildToolServer(SERVER_INFO, tools, session, notSelected), c.get("requestId"));
-    return call ? call.settle(response) : response;
-  });
+  }
+  return router;
 }

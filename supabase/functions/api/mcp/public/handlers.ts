@@ -14,7 +14,7 @@ import { McpCall } from "../../../_shared/mcp/call.ts";
 import { auditRefusedCall, runsInCallTransaction, type ToolSession } from "../../../_shared/mcp/tools.ts";
 import { calledToolOf, mcpRequestChecks, readMcpRequest, serveMcpRequest } from "../../../_shared/mcp/transport.ts";
 import { contextFor } from "../../../_shared/operations/operation.ts";
-import { allowsTool, isPublicTool, PUBLIC_TOOL_SCOPES, publicToolServer, publicTools, scopeRuleText } from "./tools.ts";
+import { allowsTool, isPublicTool, PUBLIC_TOOL_SCOPES, publicToolServer, publicTools, scopeRuleText } from "../../../_shared/mcp/public-server.ts";
 
 /**
  * Refuses the request when a JSON-RPC tools/call message in it names a tool the grant does not

@@ -1,8 +1,8 @@
 // The sponsored-transaction provider's shared secret (SPEC 5.8), checked before the body is read.
 import { createMiddleware } from "hono/factory";
-import { matchesSecret } from "../../_shared/crypto/constant-time.ts";
-import type { AppEnv } from "../../_shared/http/context.ts";
-import { ApiError } from "../../_shared/http/errors.ts";
+import { matchesSecret } from "../crypto/constant-time.ts";
+import type { AppEnv } from "../http/context.ts";
+import { ApiError } from "../http/errors.ts";
 
 export const VERIFIER_SECRET_HEADER = "x-service-provider-verifier-secret";
 
