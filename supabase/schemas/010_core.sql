@@ -379,10 +379,10 @@ GRANT ALL ON FUNCTION core.record_api_key_use(p_api_key_id core.object_id) TO se
 
 -- Scheduling: core.schedule_job
 -- Schedules `set role service_jobs; select <p_function>()` under the name p_name; scheduling the
--- same name again replaces the job (cron.schedule upserts by name). pg_cron exists only in the
--- database cron.database_name names (the local `postgres` database, a Supabase project's), not in
--- the test databases cloned from a template: there this returns null and schedules nothing. The
--- function name is resolved either way, so a misspelt job fails its migration everywhere.
+-- same name again replaces the job (cron.schedule upserts by name). Where pg_cron is missing it
+-- raises, saying how to enable it, unless the database says its jobs run elsewhere
+-- (service.jobs_without_pg_cron = on, the test databases: there it returns null). The function name
+-- is resolved either way, so a misspelt job fails everywhere.
 --
 -- pg_cron refuses to run jobs as a NOLOGIN role such as service_jobs, so the job belongs to the
 -- migration's role (a member of service_jobs, see sql/bootstrap.sql) and switches role first.

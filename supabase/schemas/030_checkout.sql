@@ -69,8 +69,10 @@ REVOKE ALL ON FUNCTION checkout.claim_webhook_deliveries(p_limit integer, p_leas
 GRANT ALL ON FUNCTION checkout.claim_webhook_deliveries(p_limit integer, p_lease_seconds integer) TO service_jobs;
 
 
--- Sessions and their refresh tokens
--- The id is the access tokens' `session_id` claim.
+-- Sessions
+-- `status` is the stored state; a PENDING session whose expires_at passed *reads* as EXPIRED before
+-- the expiry job materialises it. Every read goes through checkout.session_status (the view
+-- checkout.sessions_as_read and the functions below use it).
 CREATE TABLE checkout.sessions (
     id core.object_id DEFAULT core.new_object_id() NOT NULL,
     owner_id core.object_id DEFAULT core.current_user_id() NOT NULL,

@@ -111,7 +111,13 @@ REVOKE ALL ON FUNCTION sponsorship.cancel(p_reservation_id text, p_client_id tex
 GRANT ALL ON FUNCTION sponsorship.cancel(p_reservation_id text, p_client_id text, p_target text, p_call_data text, p_native_value numeric) TO authenticated;
 
 
--- The same check as before: who may ask, then the hold.
+-- check: eligibility, and a hold when eligible
+-- Who may ask: the sponsor's owner for any actor, anyone else for an actor address they linked
+-- on that chain (a user asks for their own check-in). Reasons (eligible = false):
+--   sponsor_not_found, operation_not_enabled, outside_active_window, target_not_allowed,
+--   selector_not_allowed, max_cost_exceeds_limit, actor_daily_amount_exceeded,
+--   actor_daily_count_exceeded, sponsor_daily_amount_exceeded, insufficient_balance.
+-- actor_not_linked is an error (PT403): the caller may not speak for that actor.
 CREATE FUNCTION sponsorship."check"(p_chain_id bigint, p_wallet text, p_operation sponsorship.operation_type, p_client_id text, p_target text, p_call_data text, p_native_value numeric, p_actor text, p_smart_account text, p_max_cost numeric, p_rate_limit integer) RETURNS TABLE(eligible boolean, reason text, reservation_id core.object_id, expires_at timestamp with time zone, available numeric)
     LANGUAGE sql SECURITY DEFINER
     SET search_path TO ''
@@ -124,9 +130,13 @@ REVOKE ALL ON FUNCTION sponsorship."check"(p_chain_id bigint, p_wallet text, p_o
 GRANT ALL ON FUNCTION sponsorship."check"(p_chain_id bigint, p_wallet text, p_operation sponsorship.operation_type, p_client_id text, p_target text, p_call_data text, p_native_value numeric, p_actor text, p_smart_account text, p_max_cost numeric, p_rate_limit integer) TO authenticated;
 
 
--- The relay's transaction `p_tx_hash` (one of its attempts) is mined: its cost becomes usage
--- against the reservation's actor, the hold is released, in one transaction under the relay's and
--- the sponsor's locks. Once: completing a mined relay again with the same hash replays.
+-- complete: the verified transaction happened; its cost becomes usage
+-- The gateway has verified the transaction on-chain and passes its cost. Here: the reservation is
+-- the caller's, active and verified, the fields match the verified ones (else PT409
+-- reservation_mismatch naming the field), the cost is within the hold; then, under the sponsor's
+-- lock, the hold is released, the cost spent and the usage recorded, in this one transaction.
+-- Idempotent: the same reservation completed again with the same transaction returns the first
+-- usage; a transaction (or user operation) already charged elsewhere is PT409.
 CREATE FUNCTION sponsorship.complete(p_reservation_id text, p_client_id text, p_target text, p_call_data text, p_native_value numeric, p_mode text, p_tx_hash text, p_user_op_hash text, p_usage_actor text, p_cost numeric, p_smart_account text DEFAULT NULL::text) RETURNS TABLE(usage_id bigint, amount numeric, released numeric, replayed boolean)
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO ''
@@ -215,10 +225,8 @@ REVOKE ALL ON FUNCTION sponsorship.deposit_preflight(p_chain_id bigint, p_wallet
 GRANT ALL ON FUNCTION sponsorship.deposit_preflight(p_chain_id bigint, p_wallet text, p_rate_limit integer) TO authenticated;
 
 
--- The hold of a relay for `p_requested_by` (the caller's function decided they may ask): the
--- ledger's rules, and for a venue call the explicit allowlist (the relayer is msg.sender of whatever
--- it calls, so a sponsor's "any target" never lets it call anything). Not eligible is an error
--- (PT409 with the reason as code, PT404 sponsor_not_found), so a refused relay leaves nothing held.
+-- Eligibility and the hold for `p_requested_by`, whose right to ask was decided by the caller
+-- (sponsorship.check's actor rule, or the door's). The reasons are check's.
 CREATE FUNCTION sponsorship.hold_for(p_requested_by core.object_id, p_chain_id bigint, p_wallet text, p_operation sponsorship.operation_type, p_client_id text, p_target text, p_call_data text, p_native_value numeric, p_actor text, p_smart_account text, p_max_cost numeric) RETURNS TABLE(eligible boolean, reason text, reservation_id core.object_id, expires_at timestamp with time zone, available numeric)
     LANGUAGE plpgsql
     SET search_path TO ''
@@ -777,8 +785,7 @@ ALTER TABLE ONLY sponsorship.settings
     ADD CONSTRAINT settings_sponsor_id_fkey FOREIGN KEY (sponsor_id) REFERENCES sponsorship.sponsors(id);
 
 
--- Changes the settings the caller sends (null: unchanged; p_clear names fields to set to null). A
--- larger capacity promotes waitlisted reservations at once.
+-- Settings
 CREATE FUNCTION sponsorship.save_settings(p_chain_id bigint, p_wallet text, p_enabled_operations sponsorship.operation_type[], p_max_cost_per_tx numeric, p_actor_daily_amount numeric, p_actor_daily_count integer, p_sponsor_daily_amount numeric, p_allowed_targets text[], p_allowed_selectors text[], p_active_from timestamp with time zone, p_active_until timestamp with time zone) RETURNS sponsorship.settings
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO ''

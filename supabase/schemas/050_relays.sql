@@ -297,8 +297,14 @@ REVOKE ALL ON FUNCTION relays.record_signed(p_reservation_id text, p_chain_id bi
 GRANT ALL ON FUNCTION relays.record_signed(p_reservation_id text, p_chain_id bigint, p_relayer text, p_nonce bigint, p_kind text, p_collection_id text, p_to text, p_call_data text, p_gas_limit numeric, p_tx_hash text, p_raw_tx text, p_max_fee numeric, p_priority_fee numeric) TO service_jobs;
 
 
--- A relay the caller vouches for under sponsorship's actor rule. A check-in relay is not one of
--- them: its actor is the attendee, and its rule the door's (checkin.hold_attendance_mint).
+-- The caller's side (authenticated)
+-- The hold of a relay the caller vouches for under sponsorship's actor rule: sponsorship.check (rate
+-- limit, actor linked, settings, caps, balance) and, for a venue call, an explicit allowlist: the
+-- relayer's address is msg.sender of whatever it calls, so a sponsor's "any target" (empty
+-- allowed_targets) never lets the relayer call anything. Not eligible is an error here (PT409 with
+-- the reason as code, PT404 sponsor_not_found), so a refused relay leaves nothing held. A check-in
+-- relay is not one of them: its actor is the attendee, and its rule the door's
+-- (checkin.hold_attendance_mint).
 CREATE FUNCTION relays.reserve(p_chain_id bigint, p_wallet text, p_operation sponsorship.operation_type, p_target text, p_call_data text, p_actor text, p_max_cost numeric, p_rate_limit integer) RETURNS TABLE(reservation_id core.object_id, expires_at timestamp with time zone, available numeric)
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO ''

@@ -70,11 +70,11 @@ REVOKE ALL ON FUNCTION mcp.record_tool_call(p_endpoint text, p_tool text, p_argu
 GRANT ALL ON FUNCTION mcp.record_tool_call(p_endpoint text, p_tool text, p_arguments jsonb, p_outcome text, p_error_code text, p_http_status integer, p_duration_ms integer, p_request_id text, p_client_id text, p_grant_id text, p_scopes text[]) TO authenticated;
 
 
--- Counts one hit of the calling user on `p_action`; over `p_limit` hits in the current window of
--- `p_window_seconds`, raises PT429 with the seconds until the window ends. A refused hit rolls back
--- with its transaction, so it leaves the count as it was. A null p_limit counts nothing: the caller
--- took that limit already, in a statement of its own (take_api_key_rate_limit, or this function as
--- authenticated), as the gateway does for the hot operations.
+-- Rate limits: per token (an API key, or an OAuth grant), per endpoint, per minute
+-- Counts one request of the caller's token on `p_endpoint` with core.take_rate_limit (fixed windows,
+-- sharded per connection; PT429 rate_limited with retryAfterSeconds). The token is the API key of
+-- the transaction's claims when there is one (so two keys of one user have a budget each), else
+-- `p_token` (the public endpoint's grant or token id), else the user.
 CREATE FUNCTION mcp.take_rate_limit(p_endpoint text, p_token text, p_limit integer) RETURNS void
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO ''

@@ -15,7 +15,10 @@ alter default privileges in schema mcp_oauth revoke all on functions from public
 
 -- Every /mcp request: is the token's grant alive, and within its rate limit?
 -- One statement on two primary keys; the signature, audience and expiry were checked by the gateway.
--- The rate limit counts per grant (all access tokens a client refreshes into share it).
+-- The token is also checked against its grant: the token's person and client must be the grant's,
+-- and its scopes within the grant's, so a token forged with a leaked signing secret still reaches no
+-- other person's data and no scope the person did not grant. The rate limit counts per grant (all
+-- access tokens a client refreshes into share it).
 CREATE FUNCTION mcp_oauth.access_allowed(p_grant_id text, p_jti uuid, p_per_minute integer, p_user_id text, p_client_id text, p_scopes text[]) RETURNS void
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO ''
@@ -120,8 +123,12 @@ GRANT ALL ON FUNCTION mcp_oauth.end_browser_session(p_session_hash bytea) TO api
 
 
 -- Sign-in by e-mail code
--- A new code for an address: counted per address and per IP (each p_limit per p_window_seconds);
--- the address's earlier live codes stop working, so at most one code per address can be guessed at.
+-- A new code for an address. Sends are counted per requester and per (address, requester), never
+-- per address alone, so one client's requests do not consume another's; an address gets at most one
+-- code per p_resend_seconds (sooner is 429 with the seconds left), and none once it took its daily
+-- cap of wrong guesses (mcp_oauth.lock_sign_in_address, whose lock it holds). The code ends only the
+-- earlier live codes its own requester asked for, so another client's request never ends the owner's
+-- pending code.
 CREATE FUNCTION mcp_oauth.issue_sign_in_code(p_email text, p_ip text, p_code_hash bytea, p_ttl_seconds integer, p_per_address_and_ip integer, p_per_ip integer, p_window_seconds integer, p_resend_seconds integer, p_wrong_guesses_per_day integer) RETURNS core.object_id
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO ''
@@ -189,10 +196,29 @@ REVOKE ALL ON FUNCTION mcp_oauth.lock_sign_in_address(p_email text, p_wrong_gues
 
 
 -- Purge
--- A session goes 30 days after it ended, or, never ended, 30 days after its newest refresh token
--- expired (no token of it can be refreshed by then; access tokens live a day at most). Its tokens go
--- with it (on delete cascade). Within a live session, a rotated token is kept while it could still
--- be presented, and 30 days beyond, for reuse detection: 30 days after its own expiry.
+-- Margins (every cutoff is now() minus the margin):
+--   * sign-in codes, browser sessions, authorization codes, revoked access tokens, cached Client ID
+--     Metadata Documents: a day after expires_at. Every check refuses them once expired (an expired
+--     authorization code before its reuse is looked at; a revoked access token is also past the
+--     `exp` the gateway checks first; an expired metadata document is fetched again); the day keeps
+--     them for an incident's first look and leaves clock skew and in-flight requests far behind.
+--   * refresh tokens: each 30 days after its own expires_at, rotated or not. A rotated token is kept
+--     for reuse detection (rotate_refresh_token revokes the grant when one is presented again), which
+--     matters while the token could still be presented: until it expires, and 30 days beyond, which
+--     covers an owner whose client slept past the token's expiry and whose copy was rotated by a
+--     thief. A rotated token replayed after that is refused (invalid_grant) without revoking the
+--     grant; an active grant thus keeps about TTL + 30 days of rotations, not all of them for ever.
+--   * grants: 30 days after they were revoked (long enough to see on the grants page, reason
+--     included), or, never revoked, 30 days after their last refresh token expired (or, never
+--     redeemed, 30 days after their creation): no token of them can be refreshed or presented by
+--     then (access tokens live an hour at most). Their codes, tokens and revoked-token marks go with
+--     them (on delete cascade).
+--   * registered clients (Dynamic Client Registration, kind registered): once no grant names them
+--     and they registered over 90 days ago. With the grants' margin, such a client has used no token
+--     for at least 30 days; registrations that were never approved go after 90 days. A client that
+--     comes back after that registers again (its old client_id is unknown at /oauth/authorize).
+-- Leaves first, then grants (cascading to their rows), then the clients the grants named, so one run
+-- leaves nothing that the next would delete. Returns the rows deleted, cascades not counted.
 CREATE FUNCTION mcp_oauth.purge_expired_rows() RETURNS integer
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO ''
@@ -416,9 +442,14 @@ REVOKE ALL ON FUNCTION mcp_oauth.rotate_refresh_token(p_token_hash bytea, p_clie
 GRANT ALL ON FUNCTION mcp_oauth.rotate_refresh_token(p_token_hash bytea, p_client_id text, p_resource text, p_scopes text[], p_new_hash bytea, p_refresh_ttl_seconds integer, OUT error text, OUT grant_id core.object_id, OUT user_id core.object_id, OUT scopes text[], OUT resource text) TO api_gateway;
 
 
--- Without a sign-in id (the local auth server), the code checked is the requester's own newest live
--- code, else the address's newest: another client's later request does not displace it, and every
--- guess is still compared with one code.
+-- Sign-in by e-mail code: the check behind both doors' verify functions (the OAuth pages start a
+-- browser session, the local auth server an app session). Every try counts, under the address's lock
+-- (mcp_oauth.lock_sign_in_address, with its daily cap on wrong guesses); after p_max_attempts the
+-- code is dead whatever is sent; per-IP limit; on success the code is spent and the user with that
+-- e-mail is found or created. With a sign-in id (the OAuth pages) the code checked is that one.
+-- Without one (the local auth server: Supabase's verify names only the address and the code), it is
+-- the requester's own newest live code, else the address's newest: another client's later request
+-- does not displace it, and every guess is still compared with one code.
 CREATE FUNCTION mcp_oauth.spend_sign_in_code(p_id text, p_email text, p_code_hash bytea, p_ip text, p_max_attempts integer, p_per_ip integer, p_window_seconds integer, p_wrong_guesses_per_day integer, OUT error text, OUT user_id core.object_id) RETURNS record
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO ''
@@ -467,10 +498,10 @@ CREATE FUNCTION mcp_oauth.spend_sign_in_code(p_id text, p_email text, p_code_has
 REVOKE ALL ON FUNCTION mcp_oauth.spend_sign_in_code(p_id text, p_email text, p_code_hash bytea, p_ip text, p_max_attempts integer, p_per_ip integer, p_window_seconds integer, p_wrong_guesses_per_day integer, OUT error text, OUT user_id core.object_id) FROM PUBLIC;
 
 
--- Checks a code. Every try counts (under the code row's lock, so concurrent guesses count too);
--- after p_max_attempts the code is dead whatever is sent. On success the code is spent, the user
--- with that e-mail is found or created, and a browser session of p_session_ttl_seconds starts.
--- error: null, 'wrong_code', 'code_expired' (expired, spent, out of attempts or unknown).
+-- Checks the code of sign-in `p_id` (mcp_oauth.spend_sign_in_code: every try counts, and a code
+-- is dead after p_max_attempts whatever is sent); on success a browser session of
+-- p_session_ttl_seconds starts. error: null, 'wrong_code', 'code_expired' (expired, spent, out of
+-- attempts or unknown).
 CREATE FUNCTION mcp_oauth.verify_sign_in_code(p_id text, p_email text, p_code_hash bytea, p_ip text, p_max_attempts integer, p_per_ip integer, p_window_seconds integer, p_wrong_guesses_per_day integer, p_session_hash bytea, p_session_ttl_seconds integer, OUT error text, OUT user_id core.object_id) RETURNS record
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO ''

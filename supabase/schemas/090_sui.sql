@@ -11,7 +11,6 @@ CREATE DOMAIN sui.network AS text
 	CONSTRAINT network_check CHECK ((VALUE = ANY (ARRAY['sui:mainnet'::text, 'sui:testnet'::text, 'sui:devnet'::text, 'sui:localnet'::text])));
 
 
--- ObjectIDs: 24 hex characters, MongoDB layout (4-byte seconds, 5 random bytes, 3-byte counter)
 CREATE DOMAIN sui.object_id AS text
 	CONSTRAINT object_id_check CHECK ((VALUE ~ '^0x[0-9a-f]{64}$'::text));
 
@@ -21,7 +20,6 @@ SET default_tablespace = '';
 SET default_table_access_method = heap;
 
 
--- Collections: deployed EVM collections an owner sells through checkout
 CREATE TABLE sui.collections (
     id core.object_id DEFAULT core.new_object_id() NOT NULL,
     owner_id core.object_id NOT NULL,

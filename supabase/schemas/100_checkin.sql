@@ -787,7 +787,6 @@ CREATE FUNCTION checkin.offered_tokens(p_evidence jsonb) RETURNS text[]
 REVOKE ALL ON FUNCTION checkin.offered_tokens(p_evidence jsonb) FROM PUBLIC;
 
 
--- Check-in: a capacity below the approved count
 -- Approves the oldest waitlisted reservations while seats are free (the caller holds the event's lock).
 CREATE FUNCTION checkin.promote_waitlisted(p_event_id core.object_id) RETURNS integer
     LANGUAGE plpgsql SECURITY DEFINER
@@ -1040,8 +1039,11 @@ REVOKE ALL ON FUNCTION checkin.reservation_json(r checkin.reservations) FROM PUB
 GRANT ALL ON FUNCTION checkin.reservation_json(r checkin.reservations) TO authenticated;
 
 
--- A relay the caller vouches for under sponsorship's actor rule. A check-in relay is not one of
--- them: its actor is the attendee, and its rule the door's (checkin.hold_attendance_mint).
+-- Reserving, deciding, cancelling
+-- Reserves a spot for the caller. Answers the reservation and whether it is new, or `needs` (what
+-- to read from chains first) when the event has `register` rules and no fresh read decides them.
+-- The caller's active reservation is answered as it is (a retry). Refusals: 404 event_not_found,
+-- 409 registration_closed / event_full / access_denied, 503 holdings_unavailable.
 CREATE FUNCTION checkin.reserve(p_event_id core.object_id, p_evidence jsonb DEFAULT NULL::jsonb) RETURNS TABLE(reservation json, created boolean, needs jsonb)
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO ''

@@ -71,8 +71,13 @@ REVOKE ALL ON FUNCTION chat.assistant_grant(p_scopes text[], p_resource text, p_
 GRANT ALL ON FUNCTION chat.assistant_grant(p_scopes text[], p_resource text, p_enable boolean, OUT grant_id core.object_id, OUT client_id text) TO authenticated;
 
 
--- {created, answer, approved, history}: as in 20261125000700_chat_turns.sql, with `approved` the
--- calls this message approved (settle_proposed_calls) in place of `settled`; a retry settles nothing.
+-- What chat-with-assistant does before it asks the model, in one transaction: record the person's
+-- message, claim its one answer and, when the claim is new, read the conversation before it.
+-- {created, answer, approved, history}: `answer` is the claimed answer (created) or the stored one (a
+-- retry: nothing else is done, `approved` and `history` are null). `approved`: the calls this
+-- message approved (settle_proposed_calls). `history` is the newest `p_history_messages` finished
+-- messages before this one with text, newest first; the caller cuts it to its character budget.
+-- Security invoker: RLS keeps every read and write to the caller's own.
 CREATE FUNCTION chat.begin_answer(p_room_id text, p_message_id text, p_content text, p_origin text, p_answer_id text, p_model text, p_approve uuid[], p_decline uuid[], p_history_messages integer) RETURNS jsonb
     LANGUAGE plpgsql
     SET search_path TO ''
@@ -284,9 +289,10 @@ REVOKE ALL ON FUNCTION chat.message_json(p_message chat.messages) FROM PUBLIC;
 GRANT ALL ON FUNCTION chat.message_json(p_message chat.messages) TO authenticated;
 
 
--- Opening a room that exists, with no event to tie it to, takes no lock on it (the upsert of
--- 20261125000500_chat.sql locked the room's row until the end of the transaction, so that two
--- messages of one room waited for each other's whole turn).
+-- The caller's room `p_room_id`, created when missing. With `p_event_id`, the room is tied to that
+-- event (404 event_not_found unless the caller can see it); without, an existing tie is kept.
+-- Opening a room that exists, with no event to tie it to, takes no lock on it, so two messages of
+-- one room do not wait for each other's whole turn.
 CREATE FUNCTION chat.open_room(p_room_id text, p_event_id core.object_id DEFAULT NULL::text) RETURNS jsonb
     LANGUAGE plpgsql
     SET search_path TO ''
@@ -337,8 +343,7 @@ GRANT ALL ON FUNCTION chat.propose_call(p_room_id text, p_answer_id text, p_tool
 
 -- The message written into the caller's room `p_room_id` (which the caller opened), or, when the room
 -- already holds `p_message_id` or (for an answer) the answer to `p_in_reply_to`, the stored one with
--- created = false. record_message (20261125000500_chat.sql) is now this after opening the room;
--- begin_answer opens the room once for the message and its answer.
+-- created = false. begin_answer opens the room once for the message and its answer.
 CREATE FUNCTION chat.put_message(p_room_id text, p_message_id text, p_role text, p_content text, p_origin text DEFAULT 'text'::text, p_status text DEFAULT 'complete'::text, p_in_reply_to text DEFAULT NULL::text, p_model text DEFAULT NULL::text, OUT created boolean, OUT message chat.messages) RETURNS record
     LANGUAGE plpgsql
     SET search_path TO ''
@@ -364,10 +369,11 @@ REVOKE ALL ON FUNCTION chat.put_message(p_room_id text, p_message_id text, p_rol
 GRANT ALL ON FUNCTION chat.put_message(p_room_id text, p_message_id text, p_role text, p_content text, p_origin text, p_status text, p_in_reply_to text, p_model text, OUT created boolean, OUT message chat.messages) TO authenticated;
 
 
--- Records a message in the caller's room (opened when missing): {created, message}. When the room
--- already holds `p_message_id`, or `p_role` is 'assistant' and the room already holds the answer to
--- `p_in_reply_to`, nothing is written and the stored message is answered with created = false: the
--- caller of a retried request learns what exists instead of doing the work twice.
+-- Records a message in the caller's room (opened when missing): {created, message}, chat.put_message
+-- after chat.open_room. When the room already holds `p_message_id`, or `p_role` is 'assistant' and
+-- the room already holds the answer to `p_in_reply_to`, nothing is written and the stored message is
+-- answered with created = false: the caller of a retried request learns what exists instead of
+-- doing the work twice.
 CREATE FUNCTION chat.record_message(p_room_id text, p_message_id text, p_role text, p_content text, p_origin text DEFAULT 'text'::text, p_status text DEFAULT 'complete'::text, p_in_reply_to text DEFAULT NULL::text, p_model text DEFAULT NULL::text) RETURNS jsonb
     LANGUAGE plpgsql
     SET search_path TO ''
