@@ -229,15 +229,19 @@ CREATE TABLE core.crypto_addresses (
 ALTER TABLE ONLY core.crypto_addresses
     ADD CONSTRAINT crypto_addresses_pkey PRIMARY KEY (id);
 
-CREATE UNIQUE INDEX crypto_addresses_chain_address_key ON core.crypto_addresses USING btree (chain_id, lower(address));
+create unique index crypto_addresses_chain_address_key on core.crypto_addresses (chain_id, lower(address));
 
-CREATE INDEX crypto_addresses_user_id_idx ON core.crypto_addresses USING btree (user_id, created_at);
+create index crypto_addresses_user_id_idx on core.crypto_addresses (user_id, created_at);
 
 ALTER TABLE core.crypto_addresses ENABLE ROW LEVEL SECURITY;
 
-CREATE POLICY crypto_addresses_delete_owner ON core.crypto_addresses FOR DELETE TO authenticated USING (((user_id)::text = (( SELECT core.current_user_id() AS current_user_id))::text));
+create policy crypto_addresses_delete_owner on core.crypto_addresses
+  for delete to authenticated
+  using (user_id = (select core.current_user_id()));
 
-CREATE POLICY crypto_addresses_select_owner ON core.crypto_addresses FOR SELECT TO authenticated USING (((user_id)::text = (( SELECT core.current_user_id() AS current_user_id))::text));
+create policy crypto_addresses_select_owner on core.crypto_addresses
+  for select to authenticated
+  using (user_id = (select core.current_user_id()));
 
 GRANT SELECT,DELETE ON TABLE core.crypto_addresses TO authenticated;
 GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE core.crypto_addresses TO service_role;
@@ -547,11 +551,13 @@ ALTER TABLE ONLY core.api_keys
 ALTER TABLE ONLY core.api_keys
     ADD CONSTRAINT api_keys_prefix_key UNIQUE (prefix);
 
-CREATE INDEX api_keys_owner_id_idx ON core.api_keys USING btree (owner_id, created_at);
+create index api_keys_owner_id_idx on core.api_keys (owner_id, created_at);
 
 ALTER TABLE core.api_keys ENABLE ROW LEVEL SECURITY;
 
-CREATE POLICY api_keys_select_owner ON core.api_keys FOR SELECT TO authenticated USING (((owner_id)::text = (( SELECT core.current_user_id() AS current_user_id))::text));
+create policy api_keys_select_owner on core.api_keys
+  for select to authenticated
+  using (owner_id = (select core.current_user_id()));
 
 GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE core.api_keys TO service_role;
 
@@ -608,9 +614,14 @@ CREATE TRIGGER profiles_touch_updated_at BEFORE UPDATE ON core.profiles FOR EACH
 
 ALTER TABLE core.profiles ENABLE ROW LEVEL SECURITY;
 
-CREATE POLICY profiles_select_self ON core.profiles FOR SELECT TO authenticated USING (((user_id)::text = (( SELECT core.current_user_id() AS current_user_id))::text));
+create policy profiles_select_self on core.profiles
+  for select to authenticated
+  using (user_id = (select core.current_user_id()));
 
-CREATE POLICY profiles_update_self ON core.profiles FOR UPDATE TO authenticated USING (((user_id)::text = (( SELECT core.current_user_id() AS current_user_id))::text)) WITH CHECK (((user_id)::text = (( SELECT core.current_user_id() AS current_user_id))::text));
+create policy profiles_update_self on core.profiles
+  for update to authenticated
+  using (user_id = (select core.current_user_id()))
+  with check (user_id = (select core.current_user_id()));
 
 GRANT SELECT ON TABLE core.profiles TO authenticated;
 GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE core.profiles TO service_role;
@@ -636,9 +647,9 @@ ALTER TABLE ONLY core.rate_limit_windows
 
 ALTER TABLE core.rate_limit_windows ENABLE ROW LEVEL SECURITY;
 
-CREATE POLICY rate_limit_windows_purge_jobs ON core.rate_limit_windows FOR DELETE TO service_jobs USING (true);
+create policy rate_limit_windows_purge_jobs on core.rate_limit_windows for delete to service_jobs using (true);
 
-CREATE POLICY rate_limit_windows_select_jobs ON core.rate_limit_windows FOR SELECT TO service_jobs USING (true);
+create policy rate_limit_windows_select_jobs on core.rate_limit_windows for select to service_jobs using (true);
 
 GRANT SELECT,DELETE ON TABLE core.rate_limit_windows TO service_jobs;
 
@@ -655,15 +666,19 @@ CREATE TABLE core.siwe_nonces (
 ALTER TABLE ONLY core.siwe_nonces
     ADD CONSTRAINT siwe_nonces_pkey PRIMARY KEY (nonce);
 
-CREATE INDEX siwe_nonces_expires_at_idx ON core.siwe_nonces USING btree (expires_at);
+create index siwe_nonces_expires_at_idx on core.siwe_nonces (expires_at);
 
-CREATE INDEX siwe_nonces_user_id_expires_at_idx ON core.siwe_nonces USING btree (user_id, expires_at);
+create index siwe_nonces_user_id_expires_at_idx on core.siwe_nonces (user_id, expires_at);
 
 ALTER TABLE core.siwe_nonces ENABLE ROW LEVEL SECURITY;
 
-CREATE POLICY siwe_nonces_delete_jobs ON core.siwe_nonces FOR DELETE TO service_jobs USING ((expires_at <= now()));
+create policy siwe_nonces_delete_jobs on core.siwe_nonces
+  for delete to service_jobs
+  using (expires_at <= now());
 
-CREATE POLICY siwe_nonces_select_jobs ON core.siwe_nonces FOR SELECT TO service_jobs USING ((expires_at <= now()));
+create policy siwe_nonces_select_jobs on core.siwe_nonces
+  for select to service_jobs
+  using (expires_at <= now());
 
 GRANT SELECT,INSERT,DELETE ON TABLE core.siwe_nonces TO service_role;
 GRANT SELECT,DELETE ON TABLE core.siwe_nonces TO service_jobs;
@@ -684,13 +699,15 @@ ALTER TABLE ONLY core.users
 ALTER TABLE ONLY core.users
     ADD CONSTRAINT users_pkey PRIMARY KEY (id);
 
-CREATE UNIQUE INDEX users_email_key ON core.users USING btree (lower(email));
+create unique index users_email_key on core.users (lower(email));
 
 CREATE TRIGGER users_create_profile AFTER INSERT ON core.users FOR EACH ROW EXECUTE FUNCTION core.create_profile_for_user();
 
 ALTER TABLE core.users ENABLE ROW LEVEL SECURITY;
 
-CREATE POLICY users_select_self ON core.users FOR SELECT TO authenticated USING ((auth_user_id = ( SELECT auth.uid() AS uid)));
+create policy users_select_self on core.users
+  for select to authenticated
+  using (auth_user_id = (select auth.uid()));
 
 GRANT SELECT ON TABLE core.users TO authenticated;
 GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE core.users TO service_role;

@@ -203,15 +203,16 @@ ALTER TABLE ONLY community.events
 ALTER TABLE ONLY community.events
     ADD CONSTRAINT events_pkey PRIMARY KEY (id);
 
-CREATE INDEX events_created_at_idx ON community.events USING btree (created_at DESC, id DESC);
+create index events_created_at_idx on community.events (created_at desc, id desc);
 
-CREATE INDEX events_owner_created_at_idx ON community.events USING btree (owner_id, created_at DESC, id DESC);
+create index events_owner_created_at_idx on community.events (owner_id, created_at desc, id desc);
 
-CREATE INDEX events_search_text_idx ON community.events USING gin (search_text extensions.gin_trgm_ops);
+create index events_search_text_idx on community.events using gin (search_text extensions.gin_trgm_ops);
 
-CREATE INDEX events_updated_at_idx ON community.events USING btree (updated_at DESC, id DESC);
+create index events_updated_at_idx on community.events (updated_at desc, id desc);
 
-CREATE INDEX events_venue_key_idx ON community.events USING btree (venue_key, venue_lat, venue_lng, updated_at DESC) WHERE ((venue_key IS NOT NULL) AND (venue_lat IS NOT NULL));
+create index events_venue_key_idx on community.events (venue_key, venue_lat, venue_lng, updated_at desc)
+  where venue_key is not null and venue_lat is not null;
 
 CREATE TRIGGER events_derive_slug BEFORE INSERT OR UPDATE OF slug ON community.events FOR EACH ROW EXECUTE FUNCTION community.derive_slug('event');
 
@@ -219,13 +220,22 @@ CREATE TRIGGER events_touch_updated_at BEFORE UPDATE ON community.events FOR EAC
 
 ALTER TABLE community.events ENABLE ROW LEVEL SECURITY;
 
-CREATE POLICY events_delete_owner ON community.events FOR DELETE TO authenticated USING (((owner_id)::text = (( SELECT core.current_user_id() AS current_user_id))::text));
+create policy events_delete_owner on community.events
+  for delete to authenticated
+  using (owner_id = (select core.current_user_id()));
 
-CREATE POLICY events_insert_owner ON community.events FOR INSERT TO authenticated WITH CHECK (((owner_id)::text = (( SELECT core.current_user_id() AS current_user_id))::text));
+create policy events_insert_owner on community.events
+  for insert to authenticated
+  with check (owner_id = (select core.current_user_id()));
 
-CREATE POLICY events_select_visible ON community.events FOR SELECT TO anon, authenticated USING (community.event_is_visible(status, visibility, owner_id, ( SELECT core.current_user_id() AS current_user_id)));
+create policy events_select_visible on community.events
+  for select to anon, authenticated
+  using (community.event_is_visible(status, visibility, owner_id, (select core.current_user_id())));
 
-CREATE POLICY events_update_owner ON community.events FOR UPDATE TO authenticated USING (((owner_id)::text = (( SELECT core.current_user_id() AS current_user_id))::text)) WITH CHECK (((owner_id)::text = (( SELECT core.current_user_id() AS current_user_id))::text));
+create policy events_update_owner on community.events
+  for update to authenticated
+  using (owner_id = (select core.current_user_id()))
+  with check (owner_id = (select core.current_user_id()));
 
 GRANT SELECT ON TABLE community.events TO anon;
 GRANT SELECT,DELETE ON TABLE community.events TO authenticated;
@@ -592,7 +602,7 @@ CREATE TABLE community.hub_events (
 ALTER TABLE ONLY community.hub_events
     ADD CONSTRAINT hub_events_pkey PRIMARY KEY (hub_id, event_id);
 
-CREATE INDEX hub_events_event_id_idx ON community.hub_events USING btree (event_id);
+create index hub_events_event_id_idx on community.hub_events (event_id);
 
 ALTER TABLE community.hub_events ENABLE ROW LEVEL SECURITY;
 
@@ -617,7 +627,7 @@ CREATE TABLE community.hub_members (
 ALTER TABLE ONLY community.hub_members
     ADD CONSTRAINT hub_members_pkey PRIMARY KEY (hub_id, user_id);
 
-CREATE INDEX hub_members_user_id_idx ON community.hub_members USING btree (user_id, hub_id);
+create index hub_members_user_id_idx on community.hub_members (user_id, hub_id);
 
 ALTER TABLE community.hub_members ENABLE ROW LEVEL SECURITY;
 
@@ -657,13 +667,13 @@ ALTER TABLE ONLY community.hubs
 ALTER TABLE ONLY community.hubs
     ADD CONSTRAINT hubs_pkey PRIMARY KEY (id);
 
-CREATE INDEX hubs_created_at_idx ON community.hubs USING btree (created_at DESC, id DESC);
+create index hubs_created_at_idx on community.hubs (created_at desc, id desc);
 
-CREATE INDEX hubs_owner_created_at_idx ON community.hubs USING btree (owner_id, created_at DESC, id DESC);
+create index hubs_owner_created_at_idx on community.hubs (owner_id, created_at desc, id desc);
 
-CREATE INDEX hubs_search_text_idx ON community.hubs USING gin (search_text extensions.gin_trgm_ops);
+create index hubs_search_text_idx on community.hubs using gin (search_text extensions.gin_trgm_ops);
 
-CREATE INDEX hubs_updated_at_idx ON community.hubs USING btree (updated_at DESC, id DESC);
+create index hubs_updated_at_idx on community.hubs (updated_at desc, id desc);
 
 CREATE TRIGGER hubs_derive_slug BEFORE INSERT OR UPDATE OF slug ON community.hubs FOR EACH ROW EXECUTE FUNCTION community.derive_slug('hub');
 
@@ -671,13 +681,22 @@ CREATE TRIGGER hubs_touch_updated_at BEFORE UPDATE ON community.hubs FOR EACH RO
 
 ALTER TABLE community.hubs ENABLE ROW LEVEL SECURITY;
 
-CREATE POLICY hubs_delete_owner ON community.hubs FOR DELETE TO authenticated USING (((owner_id)::text = (( SELECT core.current_user_id() AS current_user_id))::text));
+create policy hubs_delete_owner on community.hubs
+  for delete to authenticated
+  using (owner_id = (select core.current_user_id()));
 
-CREATE POLICY hubs_insert_owner ON community.hubs FOR INSERT TO authenticated WITH CHECK (((owner_id)::text = (( SELECT core.current_user_id() AS current_user_id))::text));
+create policy hubs_insert_owner on community.hubs
+  for insert to authenticated
+  with check (owner_id = (select core.current_user_id()));
 
-CREATE POLICY hubs_select_visible ON community.hubs FOR SELECT TO anon, authenticated USING (community.hub_is_visible(status, is_private, owner_id, id, ( SELECT core.current_user_id() AS current_user_id), ( SELECT community.member_hub_ids() AS member_hub_ids)));
+create policy hubs_select_visible on community.hubs
+  for select to anon, authenticated
+  using (community.hub_is_visible(status, is_private, owner_id, id, (select core.current_user_id()), (select community.member_hub_ids())));
 
-CREATE POLICY hubs_update_owner ON community.hubs FOR UPDATE TO authenticated USING (((owner_id)::text = (( SELECT core.current_user_id() AS current_user_id))::text)) WITH CHECK (((owner_id)::text = (( SELECT core.current_user_id() AS current_user_id))::text));
+create policy hubs_update_owner on community.hubs
+  for update to authenticated
+  using (owner_id = (select core.current_user_id()))
+  with check (owner_id = (select core.current_user_id()));
 
 GRANT SELECT ON TABLE community.hubs TO anon;
 GRANT SELECT,DELETE ON TABLE community.hubs TO authenticated;
@@ -722,17 +741,21 @@ CREATE TABLE community.places (
 ALTER TABLE ONLY community.places
     ADD CONSTRAINT places_pkey PRIMARY KEY (id);
 
-CREATE INDEX places_name_initials3_idx ON community.places USING btree ("left"(lower(name), 3) COLLATE "C", prominence DESC, char_length(name), id) INCLUDE (country_code, name);
+create index places_name_initials3_idx on community.places
+  ((left(lower(name), 3) collate "C"), prominence desc, char_length(name), id) include (country_code, name);
 
-CREATE INDEX places_name_initials_idx ON community.places USING btree ("left"(lower(name), 2) COLLATE "C", prominence DESC, char_length(name), id) INCLUDE (country_code, name);
+create index places_name_initials_idx on community.places
+  ((left(lower(name), 2) collate "C"), prominence desc, char_length(name), id) include (country_code, name);
 
-CREATE INDEX places_name_prefix_idx ON community.places USING btree (lower(name) COLLATE "C") INCLUDE (id, name, prominence, country_code);
+create index places_name_prefix_idx on community.places ((lower(name) collate "C"))
+  include (id, name, prominence, country_code);
 
-CREATE INDEX places_words_idx ON community.places USING gin (to_tsvector('simple'::regconfig, ((label || ' '::text) || country_code)));
+create index places_words_idx on community.places
+  using gin (to_tsvector('simple'::regconfig, label || ' ' || country_code));
 
 ALTER TABLE community.places ENABLE ROW LEVEL SECURITY;
 
-CREATE POLICY places_select_everyone ON community.places FOR SELECT TO anon, authenticated USING (true);
+create policy places_select_everyone on community.places for select to anon, authenticated using (true);
 
 GRANT SELECT ON TABLE community.places TO anon;
 GRANT SELECT ON TABLE community.places TO authenticated;
@@ -758,36 +781,43 @@ ALTER TABLE community.places ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
 ALTER TABLE ONLY community.hub_events
     ADD CONSTRAINT hub_events_hub_id_fkey FOREIGN KEY (hub_id) REFERENCES community.hubs(id) ON DELETE CASCADE;
 
-CREATE POLICY hub_events_delete_hub_owner ON community.hub_events FOR DELETE TO authenticated USING ((EXISTS ( SELECT
-   FROM community.hubs h
-  WHERE (((h.id)::text = (hub_events.hub_id)::text) AND ((h.owner_id)::text = (( SELECT core.current_user_id() AS current_user_id))::text)))));
+create policy hub_events_delete_hub_owner on community.hub_events
+  for delete to authenticated
+  using (exists (select from community.hubs h where h.id = hub_id and h.owner_id = (select core.current_user_id())));
 
-CREATE POLICY hub_events_insert_hub_owner ON community.hub_events FOR INSERT TO authenticated WITH CHECK (((EXISTS ( SELECT
-   FROM community.hubs h
-  WHERE (((h.id)::text = (hub_events.hub_id)::text) AND ((h.owner_id)::text = (( SELECT core.current_user_id() AS current_user_id))::text)))) AND (EXISTS ( SELECT
-   FROM community.events e
-  WHERE ((e.id)::text = (hub_events.event_id)::text)))));
+create policy hub_events_insert_hub_owner on community.hub_events
+  for insert to authenticated
+  with check (
+    exists (select from community.hubs h where h.id = hub_id and h.owner_id = (select core.current_user_id()))
+    and exists (select from community.events e where e.id = event_id)
+  );
 
-CREATE POLICY hub_events_select_visible ON community.hub_events FOR SELECT TO anon, authenticated USING (((EXISTS ( SELECT
-   FROM community.hubs h
-  WHERE ((h.id)::text = (hub_events.hub_id)::text))) AND (EXISTS ( SELECT
-   FROM community.events e
-  WHERE ((e.id)::text = (hub_events.event_id)::text)))));
+create policy hub_events_select_visible on community.hub_events
+  for select to anon, authenticated
+  using (
+    exists (select from community.hubs h where h.id = hub_id)
+    and exists (select from community.events e where e.id = event_id)
+  );
 
 ALTER TABLE ONLY community.hub_members
     ADD CONSTRAINT hub_members_hub_id_fkey FOREIGN KEY (hub_id) REFERENCES community.hubs(id) ON DELETE CASCADE;
 
-CREATE POLICY hub_members_delete_self_or_owner ON community.hub_members FOR DELETE TO authenticated USING ((((user_id)::text = (( SELECT core.current_user_id() AS current_user_id))::text) OR (EXISTS ( SELECT
-   FROM community.hubs h
-  WHERE (((h.id)::text = (hub_members.hub_id)::text) AND ((h.owner_id)::text = (( SELECT core.current_user_id() AS current_user_id))::text))))));
+create policy hub_members_delete_self_or_owner on community.hub_members
+  for delete to authenticated
+  using (
+    user_id = (select core.current_user_id())
+    or exists (select from community.hubs h where h.id = hub_id and h.owner_id = (select core.current_user_id()))
+  );
 
-CREATE POLICY hub_members_insert_self_or_owner ON community.hub_members FOR INSERT TO authenticated WITH CHECK (((((user_id)::text = (( SELECT core.current_user_id() AS current_user_id))::text) AND (EXISTS ( SELECT
-   FROM community.hubs h
-  WHERE (((h.id)::text = (hub_members.hub_id)::text) AND (h.status = 'PUBLISHED'::community.publication_status) AND (NOT h.is_private))))) OR (EXISTS ( SELECT
-   FROM community.hubs h
-  WHERE (((h.id)::text = (hub_members.hub_id)::text) AND ((h.owner_id)::text = (( SELECT core.current_user_id() AS current_user_id))::text))))));
+create policy hub_members_insert_self_or_owner on community.hub_members
+  for insert to authenticated
+  with check (
+    (user_id = (select core.current_user_id())
+      and exists (select from community.hubs h where h.id = hub_id and h.status = 'PUBLISHED' and not h.is_private))
+    or exists (select from community.hubs h where h.id = hub_id and h.owner_id = (select core.current_user_id()))
+  );
 
-CREATE POLICY hub_members_select_visible_hub ON community.hub_members FOR SELECT TO anon, authenticated USING ((EXISTS ( SELECT
-   FROM community.hubs h
-  WHERE ((h.id)::text = (hub_members.hub_id)::text))));
+create policy hub_members_select_visible_hub on community.hub_members
+  for select to anon, authenticated
+  using (exists (select from community.hubs h where h.id = hub_id));
 

@@ -113,19 +113,26 @@ ALTER TABLE ONLY checkout.sessions
 ALTER TABLE ONLY checkout.sessions
     ADD CONSTRAINT sessions_tx_hash_key UNIQUE (tx_hash);
 
-CREATE INDEX sessions_collection_id_idx ON checkout.sessions USING btree (collection_id);
+create index sessions_collection_id_idx on checkout.sessions (collection_id);
 
-CREATE INDEX sessions_owner_created_at_idx ON checkout.sessions USING btree (owner_id, created_at DESC, id DESC);
+create index sessions_owner_created_at_idx on checkout.sessions (owner_id, created_at desc, id desc);
 
-CREATE INDEX sessions_pending_expires_at_idx ON checkout.sessions USING btree (expires_at) WHERE (status = 'PENDING'::text);
+create index sessions_pending_expires_at_idx on checkout.sessions (expires_at) where status = 'PENDING';
 
 ALTER TABLE checkout.sessions ENABLE ROW LEVEL SECURITY;
 
-CREATE POLICY sessions_select_jobs ON checkout.sessions FOR SELECT TO service_jobs USING (((status = ANY (ARRAY['PENDING'::text, 'EXPIRED'::text])) AND (expires_at <= now())));
+create policy sessions_select_jobs on checkout.sessions
+  for select to service_jobs
+  using (status in ('PENDING', 'EXPIRED') and expires_at <= now());
 
-CREATE POLICY sessions_select_owner ON checkout.sessions FOR SELECT TO authenticated USING (((owner_id)::text = (( SELECT core.current_user_id() AS current_user_id))::text));
+create policy sessions_select_owner on checkout.sessions
+  for select to authenticated
+  using (owner_id = (select core.current_user_id()));
 
-CREATE POLICY sessions_update_jobs ON checkout.sessions FOR UPDATE TO service_jobs USING (((status = 'PENDING'::text) AND (expires_at <= now()))) WITH CHECK ((status = 'EXPIRED'::text));
+create policy sessions_update_jobs on checkout.sessions
+  for update to service_jobs
+  using (status = 'PENDING' and expires_at <= now())
+  with check (status = 'EXPIRED');
 
 GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE checkout.sessions TO service_role;
 
@@ -589,15 +596,15 @@ CREATE TABLE checkout.payment_attempts (
 ALTER TABLE ONLY checkout.payment_attempts
     ADD CONSTRAINT payment_attempts_pkey PRIMARY KEY (id);
 
-CREATE INDEX payment_attempts_prepared_at_idx ON checkout.payment_attempts USING btree (prepared_at);
+create index payment_attempts_prepared_at_idx on checkout.payment_attempts (prepared_at);
 
-CREATE INDEX payment_attempts_session_id_idx ON checkout.payment_attempts USING btree (session_id, prepared_at);
+create index payment_attempts_session_id_idx on checkout.payment_attempts (session_id, prepared_at);
 
 ALTER TABLE checkout.payment_attempts ENABLE ROW LEVEL SECURITY;
 
-CREATE POLICY payment_attempts_select_owner ON checkout.payment_attempts FOR SELECT TO authenticated USING ((EXISTS ( SELECT
-   FROM checkout.sessions s
-  WHERE ((s.id)::text = (payment_attempts.session_id)::text))));
+create policy payment_attempts_select_owner on checkout.payment_attempts
+  for select to authenticated
+  using (exists (select from checkout.sessions s where s.id = session_id));
 
 GRANT SELECT ON TABLE checkout.payment_attempts TO authenticated;
 GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE checkout.payment_attempts TO service_role;
@@ -732,19 +739,26 @@ CREATE TABLE checkout.webhook_deliveries (
 ALTER TABLE ONLY checkout.webhook_deliveries
     ADD CONSTRAINT webhook_deliveries_pkey PRIMARY KEY (id);
 
-CREATE INDEX webhook_deliveries_due_idx ON checkout.webhook_deliveries USING btree (next_attempt_at) WHERE (status = 'pending'::text);
+create index webhook_deliveries_due_idx on checkout.webhook_deliveries (next_attempt_at) where status = 'pending';
 
 CREATE UNIQUE INDEX webhook_deliveries_one_pending_per_session ON checkout.webhook_deliveries USING btree (session_id) WHERE (status = 'pending'::text);
 
-CREATE INDEX webhook_deliveries_session_id_idx ON checkout.webhook_deliveries USING btree (session_id, created_at);
+create index webhook_deliveries_session_id_idx on checkout.webhook_deliveries (session_id, created_at);
 
 ALTER TABLE checkout.webhook_deliveries ENABLE ROW LEVEL SECURITY;
 
-CREATE POLICY webhook_deliveries_select_jobs ON checkout.webhook_deliveries FOR SELECT TO service_jobs USING (true);
+create policy webhook_deliveries_select_jobs on checkout.webhook_deliveries
+  for select to service_jobs
+  using (true);
 
-CREATE POLICY webhook_deliveries_select_owner ON checkout.webhook_deliveries FOR SELECT TO authenticated USING (((owner_id)::text = (( SELECT core.current_user_id() AS current_user_id))::text));
+create policy webhook_deliveries_select_owner on checkout.webhook_deliveries
+  for select to authenticated
+  using (owner_id = (select core.current_user_id()));
 
-CREATE POLICY webhook_deliveries_update_jobs ON checkout.webhook_deliveries FOR UPDATE TO service_jobs USING ((status = 'pending'::text)) WITH CHECK (true);
+create policy webhook_deliveries_update_jobs on checkout.webhook_deliveries
+  for update to service_jobs
+  using (status = 'pending')
+  with check (true);
 
 GRANT SELECT ON TABLE checkout.webhook_deliveries TO authenticated;
 GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE checkout.webhook_deliveries TO service_role;
@@ -979,21 +993,36 @@ CREATE TABLE checkout.collections (
 ALTER TABLE ONLY checkout.collections
     ADD CONSTRAINT collections_pkey PRIMARY KEY (id);
 
-CREATE UNIQUE INDEX collections_chain_address_key ON checkout.collections USING btree (chain_id, lower(address));
+create unique index collections_chain_address_key on checkout.collections (chain_id, lower(address));
 
-CREATE INDEX collections_owner_id_idx ON checkout.collections USING btree (owner_id, created_at);
+create index collections_owner_id_idx on checkout.collections (owner_id, created_at);
 
 ALTER TABLE checkout.collections ENABLE ROW LEVEL SECURITY;
 
-CREATE POLICY collections_delete_owner ON checkout.collections FOR DELETE TO authenticated USING (((owner_id)::text = (( SELECT core.current_user_id() AS current_user_id))::text));
+create policy collections_delete_owner on checkout.collections
+  for delete to authenticated
+  using (owner_id = (select core.current_user_id()));
 
-CREATE POLICY collections_insert_owner ON checkout.collections FOR INSERT TO authenticated WITH CHECK ((((owner_id)::text = (( SELECT core.current_user_id() AS current_user_id))::text) AND (EXISTS ( SELECT
-   FROM core.crypto_addresses a
-  WHERE (((a.user_id)::text = (( SELECT core.current_user_id() AS current_user_id))::text) AND (a.chain_id = (collections.chain_id)::text) AND (lower(a.address) = lower(collections.verified_owner_address)))))));
+create policy collections_insert_owner on checkout.collections
+  for insert to authenticated
+  with check (
+    owner_id = (select core.current_user_id())
+    and exists (
+      select from core.crypto_addresses a
+      where a.user_id = (select core.current_user_id())
+        and a.chain_id = collections.chain_id::text
+        and lower(a.address) = lower(collections.verified_owner_address)
+    )
+  );
 
-CREATE POLICY collections_select_owner ON checkout.collections FOR SELECT TO authenticated USING (((owner_id)::text = (( SELECT core.current_user_id() AS current_user_id))::text));
+create policy collections_select_owner on checkout.collections
+  for select to authenticated
+  using (owner_id = (select core.current_user_id()));
 
-CREATE POLICY collections_update_owner ON checkout.collections FOR UPDATE TO authenticated USING (((owner_id)::text = (( SELECT core.current_user_id() AS current_user_id))::text)) WITH CHECK (((owner_id)::text = (( SELECT core.current_user_id() AS current_user_id))::text));
+create policy collections_update_owner on checkout.collections
+  for update to authenticated
+  using (owner_id = (select core.current_user_id()))
+  with check (owner_id = (select core.current_user_id()));
 
 GRANT SELECT,DELETE ON TABLE checkout.collections TO authenticated;
 GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE checkout.collections TO service_role;
@@ -1041,9 +1070,9 @@ ALTER TABLE ONLY checkout.nfts
 
 ALTER TABLE checkout.nfts ENABLE ROW LEVEL SECURITY;
 
-CREATE POLICY nfts_select_owner ON checkout.nfts FOR SELECT TO authenticated USING ((EXISTS ( SELECT
-   FROM checkout.sessions s
-  WHERE ((s.id)::text = (nfts.session_id)::text))));
+create policy nfts_select_owner on checkout.nfts
+  for select to authenticated
+  using (exists (select from checkout.sessions s where s.id = session_id));
 
 GRANT SELECT ON TABLE checkout.nfts TO authenticated;
 GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE checkout.nfts TO service_role;
@@ -1085,15 +1114,17 @@ CREATE TABLE checkout.webhook_attempts (
 ALTER TABLE ONLY checkout.webhook_attempts
     ADD CONSTRAINT webhook_attempts_pkey PRIMARY KEY (id);
 
-CREATE INDEX webhook_attempts_delivery_id_idx ON checkout.webhook_attempts USING btree (delivery_id, id);
+create index webhook_attempts_delivery_id_idx on checkout.webhook_attempts (delivery_id, id);
 
 ALTER TABLE checkout.webhook_attempts ENABLE ROW LEVEL SECURITY;
 
-CREATE POLICY webhook_attempts_insert_jobs ON checkout.webhook_attempts FOR INSERT TO service_jobs WITH CHECK (true);
+create policy webhook_attempts_insert_jobs on checkout.webhook_attempts
+  for insert to service_jobs
+  with check (true);
 
-CREATE POLICY webhook_attempts_select_owner ON checkout.webhook_attempts FOR SELECT TO authenticated USING ((EXISTS ( SELECT
-   FROM checkout.webhook_deliveries d
-  WHERE ((d.id)::text = (webhook_attempts.delivery_id)::text))));
+create policy webhook_attempts_select_owner on checkout.webhook_attempts
+  for select to authenticated
+  using (exists (select from checkout.webhook_deliveries d where d.id = delivery_id));
 
 GRANT SELECT ON TABLE checkout.webhook_attempts TO authenticated;
 GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE checkout.webhook_attempts TO service_role;
@@ -1136,13 +1167,22 @@ ALTER TABLE ONLY checkout.webhook_secrets
 
 ALTER TABLE checkout.webhook_secrets ENABLE ROW LEVEL SECURITY;
 
-CREATE POLICY webhook_secrets_insert_owner ON checkout.webhook_secrets FOR INSERT TO authenticated WITH CHECK (((owner_id)::text = (( SELECT core.current_user_id() AS current_user_id))::text));
+create policy webhook_secrets_insert_owner on checkout.webhook_secrets
+  for insert to authenticated
+  with check (owner_id = (select core.current_user_id()));
 
-CREATE POLICY webhook_secrets_select_jobs ON checkout.webhook_secrets FOR SELECT TO service_jobs USING (true);
+create policy webhook_secrets_select_jobs on checkout.webhook_secrets
+  for select to service_jobs
+  using (true);
 
-CREATE POLICY webhook_secrets_select_owner ON checkout.webhook_secrets FOR SELECT TO authenticated USING (((owner_id)::text = (( SELECT core.current_user_id() AS current_user_id))::text));
+create policy webhook_secrets_select_owner on checkout.webhook_secrets
+  for select to authenticated
+  using (owner_id = (select core.current_user_id()));
 
-CREATE POLICY webhook_secrets_update_owner ON checkout.webhook_secrets FOR UPDATE TO authenticated USING (((owner_id)::text = (( SELECT core.current_user_id() AS current_user_id))::text)) WITH CHECK (((owner_id)::text = (( SELECT core.current_user_id() AS current_user_id))::text));
+create policy webhook_secrets_update_owner on checkout.webhook_secrets
+  for update to authenticated
+  using (owner_id = (select core.current_user_id()))
+  with check (owner_id = (select core.current_user_id()));
 
 GRANT SELECT ON TABLE checkout.webhook_secrets TO authenticated;
 GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE checkout.webhook_secrets TO service_role;
@@ -1180,9 +1220,13 @@ GRANT SELECT ON TABLE checkout.sessions_as_read TO authenticated;
 ALTER TABLE ONLY checkout.sessions
     ADD CONSTRAINT sessions_collection_id_fkey FOREIGN KEY (collection_id) REFERENCES checkout.collections(id);
 
-CREATE POLICY sessions_insert_owner ON checkout.sessions FOR INSERT TO authenticated WITH CHECK ((((owner_id)::text = (( SELECT core.current_user_id() AS current_user_id))::text) AND (status = 'PENDING'::text) AND (EXISTS ( SELECT
-   FROM checkout.collections c
-  WHERE ((c.id)::text = (sessions.collection_id)::text)))));
+create policy sessions_insert_owner on checkout.sessions
+  for insert to authenticated
+  with check (
+    owner_id = (select core.current_user_id())
+    and status = 'PENDING'
+    and exists (select from checkout.collections c where c.id = collection_id)
+  );
 
 
 -- Background jobs, run by pg_cron as service_jobs (core.schedule_job: scheduling a job of the same

@@ -342,13 +342,13 @@ CREATE TABLE sponsorship.reservations (
 ALTER TABLE ONLY sponsorship.reservations
     ADD CONSTRAINT reservations_pkey PRIMARY KEY (id);
 
-CREATE INDEX reservations_active_actor_idx ON sponsorship.reservations USING btree (sponsor_id, actor_address) WHERE (status = 'active'::text);
+create index reservations_active_actor_idx on sponsorship.reservations (sponsor_id, actor_address) where status = 'active';
 
-CREATE INDEX reservations_active_expiry_idx ON sponsorship.reservations USING btree (sponsor_id, expires_at) WHERE (status = 'active'::text);
+create index reservations_active_expiry_idx on sponsorship.reservations (sponsor_id, expires_at) where status = 'active';
 
-CREATE INDEX reservations_active_match_idx ON sponsorship.reservations USING btree (client_id, target_address) WHERE (status = 'active'::text);
+create index reservations_active_match_idx on sponsorship.reservations (client_id, target_address) where status = 'active';
 
-CREATE INDEX reservations_expiring_idx ON sponsorship.reservations USING btree (expires_at) WHERE (status = 'active'::text);
+create index reservations_expiring_idx on sponsorship.reservations (expires_at) where status = 'active';
 
 ALTER TABLE sponsorship.reservations ENABLE ROW LEVEL SECURITY;
 
@@ -776,7 +776,8 @@ ALTER TABLE ONLY sponsorship.settings
 
 ALTER TABLE sponsorship.settings ENABLE ROW LEVEL SECURITY;
 
-CREATE POLICY settings_select_owner ON sponsorship.settings FOR SELECT TO authenticated USING (sponsorship.owns_sponsor(sponsor_id));
+create policy settings_select_owner on sponsorship.settings for select to authenticated
+  using (sponsorship.owns_sponsor(sponsor_id));
 
 GRANT SELECT ON TABLE sponsorship.settings TO authenticated;
 GRANT SELECT ON TABLE sponsorship.settings TO service_role;
@@ -838,11 +839,12 @@ ALTER TABLE ONLY sponsorship.deposits
 ALTER TABLE ONLY sponsorship.deposits
     ADD CONSTRAINT deposits_pkey PRIMARY KEY (id);
 
-CREATE INDEX deposits_sponsor_idx ON sponsorship.deposits USING btree (sponsor_id, id DESC);
+create index deposits_sponsor_idx on sponsorship.deposits (sponsor_id, id desc);
 
 ALTER TABLE sponsorship.deposits ENABLE ROW LEVEL SECURITY;
 
-CREATE POLICY deposits_select_owner ON sponsorship.deposits FOR SELECT TO authenticated USING (sponsorship.owns_sponsor(sponsor_id));
+create policy deposits_select_owner on sponsorship.deposits for select to authenticated
+  using (sponsorship.owns_sponsor(sponsor_id));
 
 GRANT SELECT ON TABLE sponsorship.deposits TO authenticated;
 GRANT SELECT ON TABLE sponsorship.deposits TO service_role;
@@ -883,7 +885,7 @@ END),
 ALTER TABLE ONLY sponsorship.ledger_entries
     ADD CONSTRAINT ledger_entries_pkey PRIMARY KEY (id);
 
-CREATE INDEX ledger_entries_sponsor_idx ON sponsorship.ledger_entries USING btree (sponsor_id, id);
+create index ledger_entries_sponsor_idx on sponsorship.ledger_entries (sponsor_id, id);
 
 CREATE TRIGGER ledger_entries_append_only BEFORE DELETE OR UPDATE ON sponsorship.ledger_entries FOR EACH ROW EXECUTE FUNCTION sponsorship.refuse_ledger_change();
 
@@ -891,7 +893,8 @@ CREATE TRIGGER ledger_entries_no_truncate BEFORE TRUNCATE ON sponsorship.ledger_
 
 ALTER TABLE sponsorship.ledger_entries ENABLE ROW LEVEL SECURITY;
 
-CREATE POLICY ledger_select_owner ON sponsorship.ledger_entries FOR SELECT TO authenticated USING (sponsorship.owns_sponsor(sponsor_id));
+create policy ledger_select_owner on sponsorship.ledger_entries for select to authenticated
+  using (sponsorship.owns_sponsor(sponsor_id));
 
 GRANT SELECT ON TABLE sponsorship.ledger_entries TO authenticated;
 GRANT SELECT ON TABLE sponsorship.ledger_entries TO service_role;
@@ -972,17 +975,18 @@ ALTER TABLE ONLY sponsorship.usage
 ALTER TABLE ONLY sponsorship.usage
     ADD CONSTRAINT usage_reservation_id_key UNIQUE (reservation_id);
 
-CREATE INDEX usage_actor_day_idx ON sponsorship.usage USING btree (sponsor_id, actor_address, created_at);
+create index usage_actor_day_idx on sponsorship.usage (sponsor_id, actor_address, created_at);
 
-CREATE INDEX usage_sponsor_idx ON sponsorship.usage USING btree (sponsor_id, id DESC);
+create index usage_sponsor_idx on sponsorship.usage (sponsor_id, id desc);
 
-CREATE UNIQUE INDEX usage_tx_once ON sponsorship.usage USING btree (chain_id, tx_hash) WHERE (user_op_hash IS NULL);
+create unique index usage_tx_once on sponsorship.usage (chain_id, tx_hash) where user_op_hash is null;
 
-CREATE UNIQUE INDEX usage_user_op_once ON sponsorship.usage USING btree (chain_id, user_op_hash) WHERE (user_op_hash IS NOT NULL);
+create unique index usage_user_op_once on sponsorship.usage (chain_id, user_op_hash) where user_op_hash is not null;
 
 ALTER TABLE sponsorship.usage ENABLE ROW LEVEL SECURITY;
 
-CREATE POLICY usage_select_owner ON sponsorship.usage FOR SELECT TO authenticated USING (sponsorship.owns_sponsor(sponsor_id));
+create policy usage_select_owner on sponsorship.usage for select to authenticated
+  using (sponsorship.owns_sponsor(sponsor_id));
 
 GRANT SELECT ON TABLE sponsorship.usage TO authenticated;
 GRANT SELECT ON TABLE sponsorship.usage TO service_role;
@@ -1019,7 +1023,7 @@ CREATE TABLE sponsorship.verifications (
 ALTER TABLE ONLY sponsorship.verifications
     ADD CONSTRAINT verifications_pkey PRIMARY KEY (id);
 
-CREATE INDEX verifications_reservation_idx ON sponsorship.verifications USING btree (reservation_id);
+create index verifications_reservation_idx on sponsorship.verifications (reservation_id);
 
 ALTER TABLE sponsorship.verifications ENABLE ROW LEVEL SECURITY;
 
@@ -1048,9 +1052,11 @@ ALTER TABLE sponsorship.verifications ALTER COLUMN id ADD GENERATED ALWAYS AS ID
 ALTER TABLE ONLY sponsorship.reservations
     ADD CONSTRAINT reservations_sponsor_id_fkey FOREIGN KEY (sponsor_id) REFERENCES sponsorship.sponsors(id);
 
-CREATE POLICY reservations_select_requester ON sponsorship.reservations FOR SELECT TO authenticated USING ((((requested_by)::text = (( SELECT core.current_user_id() AS current_user_id))::text) OR sponsorship.owns_sponsor(sponsor_id)));
+create policy reservations_select_requester on sponsorship.reservations for select to authenticated
+  using (requested_by = (select core.current_user_id()) or sponsorship.owns_sponsor(sponsor_id));
 
-CREATE POLICY sponsors_select_owner ON sponsorship.sponsors FOR SELECT TO authenticated USING (sponsorship.owns_wallet((chain_id)::bigint, (wallet_address)::text));
+create policy sponsors_select_owner on sponsorship.sponsors for select to authenticated
+  using (sponsorship.owns_wallet(chain_id, wallet_address));
 
 ALTER TABLE ONLY sponsorship.ledger_entries
     ADD CONSTRAINT ledger_entries_usage_id_fkey FOREIGN KEY (usage_id) REFERENCES sponsorship.usage(id);

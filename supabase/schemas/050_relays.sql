@@ -467,7 +467,7 @@ ALTER TABLE ONLY relays.relays
 ALTER TABLE ONLY relays.relays
     ADD CONSTRAINT relays_reservation_id_key UNIQUE (reservation_id);
 
-CREATE INDEX relays_pending_idx ON relays.relays USING btree (chain_id, relayer, nonce) WHERE (status = ANY (ARRAY['signed'::text, 'sent'::text]));
+create index relays_pending_idx on relays.relays (chain_id, relayer, nonce) where status in ('signed', 'sent');
 
 ALTER TABLE relays.relays ENABLE ROW LEVEL SECURITY;
 

@@ -132,13 +132,14 @@ CREATE TABLE mcp.tool_calls (
 ALTER TABLE ONLY mcp.tool_calls
     ADD CONSTRAINT tool_calls_pkey PRIMARY KEY (id);
 
-CREATE INDEX tool_calls_created_at_idx ON mcp.tool_calls USING btree (created_at);
+create index tool_calls_created_at_idx on mcp.tool_calls (created_at);
 
-CREATE INDEX tool_calls_user_created ON mcp.tool_calls USING btree (user_id, created_at DESC, id DESC);
+create index tool_calls_user_created on mcp.tool_calls (user_id, created_at desc, id desc);
 
 ALTER TABLE mcp.tool_calls ENABLE ROW LEVEL SECURITY;
 
-CREATE POLICY tool_calls_select_owner ON mcp.tool_calls FOR SELECT TO authenticated USING (((user_id)::text = (( SELECT core.current_user_id() AS current_user_id))::text));
+create policy tool_calls_select_owner on mcp.tool_calls for select to authenticated
+  using (user_id = (select core.current_user_id()));
 
 GRANT SELECT ON TABLE mcp.tool_calls TO authenticated;
 

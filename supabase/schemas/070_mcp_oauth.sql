@@ -618,11 +618,13 @@ CREATE TABLE mcp_oauth.grants (
 ALTER TABLE ONLY mcp_oauth.grants
     ADD CONSTRAINT grants_pkey PRIMARY KEY (id);
 
-CREATE INDEX grants_user_id_idx ON mcp_oauth.grants USING btree (user_id, created_at DESC);
+create index grants_user_id_idx on mcp_oauth.grants (user_id, created_at desc);
 
 ALTER TABLE mcp_oauth.grants ENABLE ROW LEVEL SECURITY;
 
-CREATE POLICY grants_select_owner ON mcp_oauth.grants FOR SELECT TO authenticated USING (((user_id)::text = (( SELECT core.current_user_id() AS current_user_id))::text));
+create policy grants_select_owner on mcp_oauth.grants
+  for select to authenticated
+  using (user_id = (select core.current_user_id()));
 
 GRANT SELECT(id) ON TABLE mcp_oauth.grants TO authenticated;
 
@@ -665,7 +667,7 @@ CREATE TABLE mcp_oauth.refresh_tokens (
 ALTER TABLE ONLY mcp_oauth.refresh_tokens
     ADD CONSTRAINT refresh_tokens_pkey PRIMARY KEY (token_hash);
 
-CREATE INDEX refresh_tokens_grant_id_idx ON mcp_oauth.refresh_tokens USING btree (grant_id);
+create index refresh_tokens_grant_id_idx on mcp_oauth.refresh_tokens (grant_id);
 
 ALTER TABLE mcp_oauth.refresh_tokens ENABLE ROW LEVEL SECURITY;
 
@@ -708,7 +710,7 @@ CREATE TABLE mcp_oauth.sign_in_codes (
 ALTER TABLE ONLY mcp_oauth.sign_in_codes
     ADD CONSTRAINT sign_in_codes_pkey PRIMARY KEY (id);
 
-CREATE INDEX sign_in_codes_email_idx ON mcp_oauth.sign_in_codes USING btree (lower(email), created_at);
+create index sign_in_codes_email_idx on mcp_oauth.sign_in_codes (lower(email), created_at);
 
 ALTER TABLE mcp_oauth.sign_in_codes ENABLE ROW LEVEL SECURITY;
 

@@ -155,9 +155,9 @@ ALTER TABLE ONLY mcp_confirmations.confirmations
 ALTER TABLE ONLY mcp_confirmations.confirmations
     ADD CONSTRAINT confirmations_token_hash_key UNIQUE (token_hash);
 
-CREATE INDEX confirmations_grant_id_idx ON mcp_confirmations.confirmations USING btree (grant_id);
+create index confirmations_grant_id_idx on mcp_confirmations.confirmations (grant_id);
 
-CREATE INDEX confirmations_user_idx ON mcp_confirmations.confirmations USING btree (user_id, created_at);
+create index confirmations_user_idx on mcp_confirmations.confirmations (user_id, created_at);
 
 ALTER TABLE mcp_confirmations.confirmations ENABLE ROW LEVEL SECURITY;
 

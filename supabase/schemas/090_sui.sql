@@ -74,13 +74,14 @@ ALTER TABLE ONLY sui.collections
 ALTER TABLE ONLY sui.collections
     ADD CONSTRAINT collections_pkey PRIMARY KEY (id);
 
-CREATE INDEX collections_owner_listing ON sui.collections USING btree (owner_id, created_at DESC, id DESC);
+create index collections_owner_listing on sui.collections (owner_id, created_at desc, id desc);
 
-CREATE INDEX collections_unfinished_gas_coins ON sui.collections USING btree (network, gas_coin) WHERE ((status = 'pending'::text) AND (gas_coin IS NOT NULL));
+create index collections_unfinished_gas_coins on sui.collections (network, gas_coin) where status = 'pending' and gas_coin is not null;
 
 ALTER TABLE sui.collections ENABLE ROW LEVEL SECURITY;
 
-CREATE POLICY collections_select_owner ON sui.collections FOR SELECT TO authenticated USING (((owner_id)::text = (core.current_user_id())::text));
+create policy collections_select_owner on sui.collections for select to authenticated
+  using (owner_id = core.current_user_id());
 
 GRANT SELECT ON TABLE sui.collections TO authenticated;
 

@@ -192,11 +192,11 @@ CREATE TABLE checkin.bracelets (
 ALTER TABLE ONLY checkin.bracelets
     ADD CONSTRAINT bracelets_pkey PRIMARY KEY (id);
 
-CREATE UNIQUE INDEX bracelets_bound_reservation ON checkin.bracelets USING btree (reservation_id) WHERE (status = 'bound'::text);
+create unique index bracelets_bound_reservation on checkin.bracelets (reservation_id) where status = 'bound';
 
-CREATE UNIQUE INDEX bracelets_bound_uid ON checkin.bracelets USING btree (event_id, uid) WHERE (status = 'bound'::text);
+create unique index bracelets_bound_uid on checkin.bracelets (event_id, uid) where status = 'bound';
 
-CREATE INDEX bracelets_uid_history ON checkin.bracelets USING btree (event_id, uid, bound_at DESC);
+create index bracelets_uid_history on checkin.bracelets (event_id, uid, bound_at desc);
 
 ALTER TABLE checkin.bracelets ENABLE ROW LEVEL SECURITY;
 
@@ -665,15 +665,16 @@ CREATE TABLE checkin.reservations (
 ALTER TABLE ONLY checkin.reservations
     ADD CONSTRAINT reservations_pkey PRIMARY KEY (id);
 
-CREATE INDEX reservations_event_listing ON checkin.reservations USING btree (event_id, created_at, id);
+create index reservations_event_listing on checkin.reservations (event_id, created_at, id);
 
-CREATE INDEX reservations_event_status ON checkin.reservations USING btree (event_id, status, created_at, id);
+create index reservations_event_status on checkin.reservations (event_id, status, created_at, id);
 
-CREATE UNIQUE INDEX reservations_one_active ON checkin.reservations USING btree (event_id, user_id) WHERE (status = ANY (ARRAY['approved'::checkin.reservation_status, 'pending'::checkin.reservation_status, 'waitlisted'::checkin.reservation_status]));
+create unique index reservations_one_active on checkin.reservations (event_id, user_id)
+  where status in ('approved', 'pending', 'waitlisted');
 
-CREATE INDEX reservations_search ON checkin.reservations USING gin (search_text extensions.gin_trgm_ops);
+create index reservations_search on checkin.reservations using gin (search_text extensions.gin_trgm_ops);
 
-CREATE INDEX reservations_user_listing ON checkin.reservations USING btree (user_id, created_at DESC, id DESC);
+create index reservations_user_listing on checkin.reservations (user_id, created_at desc, id desc);
 
 ALTER TABLE checkin.reservations ENABLE ROW LEVEL SECURITY;
 
@@ -1229,13 +1230,13 @@ CREATE TABLE checkin.scans (
 ALTER TABLE ONLY checkin.scans
     ADD CONSTRAINT scans_pkey PRIMARY KEY (id);
 
-CREATE UNIQUE INDEX scans_one_per_nonce ON checkin.scans USING btree (event_id, device_id, nonce) WHERE (result <> 'nonce_reused'::text);
+create unique index scans_one_per_nonce on checkin.scans (event_id, device_id, nonce) where result <> 'nonce_reused';
 
-CREATE INDEX scans_reservation ON checkin.scans USING btree (reservation_id, scanned_at DESC) WHERE (reservation_id IS NOT NULL);
+create index scans_reservation on checkin.scans (reservation_id, scanned_at desc) where reservation_id is not null;
 
 ALTER TABLE checkin.scans ENABLE ROW LEVEL SECURITY;
 
-CREATE POLICY scans_select_staff ON checkin.scans FOR SELECT TO authenticated USING (checkin.may_scan(event_id));
+create policy scans_select_staff on checkin.scans for select to authenticated using (checkin.may_scan(event_id));
 
 GRANT SELECT ON TABLE checkin.scans TO authenticated;
 
@@ -1389,7 +1390,8 @@ ALTER TABLE ONLY checkin.holdings
 
 ALTER TABLE checkin.holdings ENABLE ROW LEVEL SECURITY;
 
-CREATE POLICY holdings_select_self ON checkin.holdings FOR SELECT TO authenticated USING (((user_id)::text = (( SELECT core.current_user_id() AS current_user_id))::text));
+create policy holdings_select_self on checkin.holdings for select to authenticated
+  using (user_id = (select core.current_user_id()));
 
 GRANT SELECT ON TABLE checkin.holdings TO authenticated;
 
@@ -1413,7 +1415,7 @@ CREATE TABLE checkin.staff (
 ALTER TABLE ONLY checkin.staff
     ADD CONSTRAINT staff_pkey PRIMARY KEY (event_id, user_id);
 
-CREATE INDEX staff_user_idx ON checkin.staff USING btree (user_id);
+create index staff_user_idx on checkin.staff (user_id);
 
 ALTER TABLE checkin.staff ENABLE ROW LEVEL SECURITY;
 
@@ -1478,7 +1480,8 @@ ALTER TABLE checkin.bracelets
 ALTER TABLE ONLY checkin.bracelets
     ADD CONSTRAINT bracelets_reservation_id_fkey FOREIGN KEY (reservation_id) REFERENCES checkin.reservations(id) ON DELETE CASCADE;
 
-CREATE POLICY bracelets_select_staff ON checkin.bracelets FOR SELECT TO authenticated USING (checkin.may_scan(event_id));
+create policy bracelets_select_staff on checkin.bracelets for select to authenticated using (checkin.may_scan(event_id));
 
-CREATE POLICY reservations_select_self_or_staff ON checkin.reservations FOR SELECT TO authenticated USING ((((user_id)::text = (( SELECT core.current_user_id() AS current_user_id))::text) OR checkin.may_scan(event_id)));
+create policy reservations_select_self_or_staff on checkin.reservations for select to authenticated
+  using (user_id = (select core.current_user_id()) or checkin.may_scan(event_id));
 

@@ -219,7 +219,7 @@ CREATE TABLE app_auth.refresh_tokens (
 ALTER TABLE ONLY app_auth.refresh_tokens
     ADD CONSTRAINT refresh_tokens_pkey PRIMARY KEY (token_hash);
 
-CREATE INDEX refresh_tokens_session_id_idx ON app_auth.refresh_tokens USING btree (session_id);
+create index refresh_tokens_session_id_idx on app_auth.refresh_tokens (session_id);
 
 ALTER TABLE app_auth.refresh_tokens ENABLE ROW LEVEL SECURITY;
 
@@ -242,7 +242,7 @@ CREATE TABLE app_auth.sessions (
 ALTER TABLE ONLY app_auth.sessions
     ADD CONSTRAINT sessions_pkey PRIMARY KEY (id);
 
-CREATE INDEX sessions_user_id_idx ON app_auth.sessions USING btree (user_id, created_at DESC);
+create index sessions_user_id_idx on app_auth.sessions (user_id, created_at desc);
 
 ALTER TABLE app_auth.sessions ENABLE ROW LEVEL SECURITY;
 

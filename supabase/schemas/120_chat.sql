@@ -154,7 +154,7 @@ ALTER TABLE ONLY chat.capabilities
 
 ALTER TABLE chat.capabilities ENABLE ROW LEVEL SECURITY;
 
-CREATE POLICY capabilities_select_authenticated ON chat.capabilities FOR SELECT TO authenticated USING (true);
+create policy capabilities_select_authenticated on chat.capabilities for select to authenticated using (true);
 
 GRANT SELECT ON TABLE chat.capabilities TO authenticated;
 
@@ -221,19 +221,23 @@ CREATE TABLE chat.messages (
 ALTER TABLE ONLY chat.messages
     ADD CONSTRAINT messages_pkey PRIMARY KEY (owner_id, room_id, message_id);
 
-CREATE UNIQUE INDEX messages_one_answer_per_message ON chat.messages USING btree (owner_id, room_id, in_reply_to) WHERE (role = 'assistant'::text);
+create unique index messages_one_answer_per_message on chat.messages (owner_id, room_id, in_reply_to) where role = 'assistant';
 
-CREATE INDEX messages_room_order_idx ON chat.messages USING btree (owner_id, room_id, created_at);
+create index messages_room_order_idx on chat.messages (owner_id, room_id, created_at);
 
 CREATE TRIGGER messages_touch_updated_at BEFORE UPDATE ON chat.messages FOR EACH ROW EXECUTE FUNCTION core.touch_updated_at();
 
 ALTER TABLE chat.messages ENABLE ROW LEVEL SECURITY;
 
-CREATE POLICY messages_insert_owner ON chat.messages FOR INSERT TO authenticated WITH CHECK (((owner_id)::text = (( SELECT core.current_user_id() AS current_user_id))::text));
+create policy messages_insert_owner on chat.messages for insert to authenticated
+  with check (owner_id = (select core.current_user_id()));
 
-CREATE POLICY messages_select_owner ON chat.messages FOR SELECT TO authenticated USING (((owner_id)::text = (( SELECT core.current_user_id() AS current_user_id))::text));
+create policy messages_select_owner on chat.messages for select to authenticated
+  using (owner_id = (select core.current_user_id()));
 
-CREATE POLICY messages_update_owner ON chat.messages FOR UPDATE TO authenticated USING (((owner_id)::text = (( SELECT core.current_user_id() AS current_user_id))::text)) WITH CHECK (((owner_id)::text = (( SELECT core.current_user_id() AS current_user_id))::text));
+create policy messages_update_owner on chat.messages for update to authenticated
+  using (owner_id = (select core.current_user_id()))
+  with check (owner_id = (select core.current_user_id()));
 
 GRANT SELECT ON TABLE chat.messages TO authenticated;
 
@@ -476,21 +480,23 @@ CREATE TABLE chat.rooms (
 ALTER TABLE ONLY chat.rooms
     ADD CONSTRAINT rooms_pkey PRIMARY KEY (owner_id, room_id);
 
-CREATE INDEX rooms_event_idx ON chat.rooms USING btree (event_id) WHERE (event_id IS NOT NULL);
+create index rooms_event_idx on chat.rooms (event_id) where event_id is not null;
 
 CREATE TRIGGER rooms_touch_updated_at BEFORE UPDATE ON chat.rooms FOR EACH ROW EXECUTE FUNCTION core.touch_updated_at();
 
 ALTER TABLE chat.rooms ENABLE ROW LEVEL SECURITY;
 
-CREATE POLICY rooms_insert_owner ON chat.rooms FOR INSERT TO authenticated WITH CHECK ((((owner_id)::text = (( SELECT core.current_user_id() AS current_user_id))::text) AND ((event_id IS NULL) OR (EXISTS ( SELECT
-   FROM community.events e
-  WHERE ((e.id)::text = (rooms.event_id)::text))))));
+create policy rooms_insert_owner on chat.rooms for insert to authenticated
+  with check (owner_id = (select core.current_user_id())
+              and (event_id is null or exists (select from community.events e where e.id = event_id)));
 
-CREATE POLICY rooms_select_owner ON chat.rooms FOR SELECT TO authenticated USING (((owner_id)::text = (( SELECT core.current_user_id() AS current_user_id))::text));
+create policy rooms_select_owner on chat.rooms for select to authenticated
+  using (owner_id = (select core.current_user_id()));
 
-CREATE POLICY rooms_update_owner ON chat.rooms FOR UPDATE TO authenticated USING (((owner_id)::text = (( SELECT core.current_user_id() AS current_user_id))::text)) WITH CHECK ((((owner_id)::text = (( SELECT core.current_user_id() AS current_user_id))::text) AND ((event_id IS NULL) OR (EXISTS ( SELECT
-   FROM community.events e
-  WHERE ((e.id)::text = (rooms.event_id)::text))))));
+create policy rooms_update_owner on chat.rooms for update to authenticated
+  using (owner_id = (select core.current_user_id()))
+  with check (owner_id = (select core.current_user_id())
+              and (event_id is null or exists (select from community.events e where e.id = event_id)));
 
 GRANT SELECT ON TABLE chat.rooms TO authenticated;
 
@@ -645,15 +651,17 @@ CREATE TABLE chat.proposed_calls (
 ALTER TABLE ONLY chat.proposed_calls
     ADD CONSTRAINT proposed_calls_pkey PRIMARY KEY (id);
 
-CREATE INDEX proposed_calls_answer_idx ON chat.proposed_calls USING btree (owner_id, room_id, answer_id);
+create index proposed_calls_answer_idx on chat.proposed_calls (owner_id, room_id, answer_id);
 
-CREATE INDEX proposed_calls_settled_by_idx ON chat.proposed_calls USING btree (owner_id, room_id, settled_by) WHERE (settled_by IS NOT NULL);
+create index proposed_calls_settled_by_idx on chat.proposed_calls (owner_id, room_id, settled_by) where settled_by is not null;
 
 ALTER TABLE chat.proposed_calls ENABLE ROW LEVEL SECURITY;
 
-CREATE POLICY proposed_calls_insert_owner ON chat.proposed_calls FOR INSERT TO authenticated WITH CHECK ((((owner_id)::text = (( SELECT core.current_user_id() AS current_user_id))::text) AND (status = 'pending'::text)));
+create policy proposed_calls_insert_owner on chat.proposed_calls for insert to authenticated
+  with check (owner_id = (select core.current_user_id()) and status = 'pending');
 
-CREATE POLICY proposed_calls_select_owner ON chat.proposed_calls FOR SELECT TO authenticated USING (((owner_id)::text = (( SELECT core.current_user_id() AS current_user_id))::text));
+create policy proposed_calls_select_owner on chat.proposed_calls for select to authenticated
+  using (owner_id = (select core.current_user_id()));
 
 GRANT SELECT ON TABLE chat.proposed_calls TO authenticated;
 
