@@ -201,11 +201,6 @@ CREATE FUNCTION core.new_object_id() RETURNS core.object_id
     )::core.object_id
   $$;
 
-
-SET default_tablespace = '';
-
-SET default_table_access_method = heap;
-
 REVOKE ALL ON FUNCTION core.new_object_id() FROM PUBLIC;
 GRANT ALL ON FUNCTION core.new_object_id() TO authenticated;
 GRANT ALL ON FUNCTION core.new_object_id() TO service_role;
@@ -711,11 +706,6 @@ create policy users_select_self on core.users
 
 GRANT SELECT ON TABLE core.users TO authenticated;
 GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE core.users TO service_role;
-
-
---
--- PostgreSQL database dump complete
---
 
 
 -- Foreign keys and policies that name a table or function defined below their own table.

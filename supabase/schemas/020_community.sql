@@ -149,11 +149,6 @@ CREATE FUNCTION community.is_time_zone(p_zone text) RETURNS boolean
   end
   $_$;
 
-
-SET default_tablespace = '';
-
-SET default_table_access_method = heap;
-
 REVOKE ALL ON FUNCTION community.is_time_zone(p_zone text) FROM PUBLIC;
 GRANT ALL ON FUNCTION community.is_time_zone(p_zone text) TO anon;
 GRANT ALL ON FUNCTION community.is_time_zone(p_zone text) TO authenticated;
@@ -738,6 +733,15 @@ CREATE TABLE community.places (
     CONSTRAINT places_prominence_check CHECK ((prominence >= 0))
 );
 
+ALTER TABLE community.places ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
+    SEQUENCE NAME community.places_id_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1
+);
+
 ALTER TABLE ONLY community.places
     ADD CONSTRAINT places_pkey PRIMARY KEY (id);
 
@@ -760,21 +764,6 @@ create policy places_select_everyone on community.places for select to anon, aut
 GRANT SELECT ON TABLE community.places TO anon;
 GRANT SELECT ON TABLE community.places TO authenticated;
 GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE community.places TO service_role;
-
-
---
--- PostgreSQL database dump complete
---
-
-
-ALTER TABLE community.places ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
-    SEQUENCE NAME community.places_id_seq
-    START WITH 1
-    INCREMENT BY 1
-    NO MINVALUE
-    NO MAXVALUE
-    CACHE 1
-);
 
 
 -- Foreign keys and policies that name a table or function defined below their own table.

@@ -60,11 +60,6 @@ CREATE FUNCTION checkout.claim_webhook_deliveries(p_limit integer, p_lease_secon
   end
   $$;
 
-
-SET default_tablespace = '';
-
-SET default_table_access_method = heap;
-
 REVOKE ALL ON FUNCTION checkout.claim_webhook_deliveries(p_limit integer, p_lease_seconds integer) FROM PUBLIC;
 GRANT ALL ON FUNCTION checkout.claim_webhook_deliveries(p_limit integer, p_lease_seconds integer) TO service_jobs;
 
@@ -1111,6 +1106,15 @@ CREATE TABLE checkout.webhook_attempts (
     CONSTRAINT webhook_attempts_error_check CHECK ((char_length(error) <= 2000))
 );
 
+ALTER TABLE checkout.webhook_attempts ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
+    SEQUENCE NAME checkout.webhook_attempts_id_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1
+);
+
 ALTER TABLE ONLY checkout.webhook_attempts
     ADD CONSTRAINT webhook_attempts_pkey PRIMARY KEY (id);
 
@@ -1137,16 +1141,6 @@ GRANT INSERT(error) ON TABLE checkout.webhook_attempts TO service_jobs;
 
 ALTER TABLE ONLY checkout.webhook_attempts
     ADD CONSTRAINT webhook_attempts_delivery_id_fkey FOREIGN KEY (delivery_id) REFERENCES checkout.webhook_deliveries(id) ON DELETE CASCADE;
-
-
-ALTER TABLE checkout.webhook_attempts ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
-    SEQUENCE NAME checkout.webhook_attempts_id_seq
-    START WITH 1
-    INCREMENT BY 1
-    NO MINVALUE
-    NO MAXVALUE
-    CACHE 1
-);
 
 
 -- Webhook signing secrets: one per (owner, webhook URL), encrypted by the gateway
@@ -1203,11 +1197,6 @@ GRANT UPDATE(previous_valid_until) ON TABLE checkout.webhook_secrets TO authenti
 GRANT SELECT(previous_valid_until) ON TABLE checkout.webhook_secrets TO service_jobs;
 
 GRANT UPDATE(rotated_at) ON TABLE checkout.webhook_secrets TO authenticated;
-
-
---
--- PostgreSQL database dump complete
---
 
 ALTER TABLE ONLY checkout.webhook_secrets
     ADD CONSTRAINT webhook_secrets_owner_id_fkey FOREIGN KEY (owner_id) REFERENCES core.users(id) ON DELETE CASCADE;

@@ -304,11 +304,6 @@ CREATE FUNCTION sponsorship.hold_for(p_requested_by core.object_id, p_chain_id b
   end
   $$;
 
-
-SET default_tablespace = '';
-
-SET default_table_access_method = heap;
-
 REVOKE ALL ON FUNCTION sponsorship.hold_for(p_requested_by core.object_id, p_chain_id bigint, p_wallet text, p_operation sponsorship.operation_type, p_client_id text, p_target text, p_call_data text, p_native_value numeric, p_actor text, p_smart_account text, p_max_cost numeric) FROM PUBLIC;
 
 
@@ -388,6 +383,15 @@ CREATE TABLE sponsorship.sponsors (
     held sponsorship.wei DEFAULT 0 NOT NULL,
     created_at timestamp with time zone DEFAULT now() NOT NULL,
     CONSTRAINT sponsors_not_overdrawn CHECK (((((deposited)::numeric - (spent)::numeric) - (held)::numeric) >= (0)::numeric))
+);
+
+ALTER TABLE sponsorship.sponsors ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
+    SEQUENCE NAME sponsorship.sponsors_id_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1
 );
 
 ALTER TABLE ONLY sponsorship.sponsors
@@ -833,6 +837,15 @@ CREATE TABLE sponsorship.deposits (
     CONSTRAINT deposits_amount_check CHECK (((amount)::numeric > (0)::numeric))
 );
 
+ALTER TABLE sponsorship.deposits ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
+    SEQUENCE NAME sponsorship.deposits_id_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1
+);
+
 ALTER TABLE ONLY sponsorship.deposits
     ADD CONSTRAINT deposits_once UNIQUE (chain_id, tx_hash);
 
@@ -853,16 +866,6 @@ ALTER TABLE ONLY sponsorship.deposits
     ADD CONSTRAINT deposits_sponsor_id_fkey FOREIGN KEY (sponsor_id) REFERENCES sponsorship.sponsors(id);
 
 
-ALTER TABLE sponsorship.deposits ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
-    SEQUENCE NAME sponsorship.deposits_id_seq
-    START WITH 1
-    INCREMENT BY 1
-    NO MINVALUE
-    NO MAXVALUE
-    CACHE 1
-);
-
-
 CREATE TABLE sponsorship.ledger_entries (
     id bigint NOT NULL,
     sponsor_id bigint NOT NULL,
@@ -880,6 +883,15 @@ CASE kind
     ELSE (usage_id IS NOT NULL)
 END),
     CONSTRAINT ledger_entries_kind_check CHECK ((kind = ANY (ARRAY['deposit'::text, 'hold'::text, 'release'::text, 'spend'::text])))
+);
+
+ALTER TABLE sponsorship.ledger_entries ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
+    SEQUENCE NAME sponsorship.ledger_entries_id_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1
 );
 
 ALTER TABLE ONLY sponsorship.ledger_entries
@@ -909,16 +921,6 @@ ALTER TABLE ONLY sponsorship.ledger_entries
     ADD CONSTRAINT ledger_entries_sponsor_id_fkey FOREIGN KEY (sponsor_id) REFERENCES sponsorship.sponsors(id);
 
 
-ALTER TABLE sponsorship.ledger_entries ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
-    SEQUENCE NAME sponsorship.ledger_entries_id_seq
-    START WITH 1
-    INCREMENT BY 1
-    NO MINVALUE
-    NO MAXVALUE
-    CACHE 1
-);
-
-
 -- Daily totals per sponsor (UTC days), kept with the usage so a daily cap costs one row read.
 CREATE TABLE sponsorship.sponsor_days (
     sponsor_id bigint NOT NULL,
@@ -935,16 +937,6 @@ GRANT SELECT ON TABLE sponsorship.sponsor_days TO service_role;
 
 ALTER TABLE ONLY sponsorship.sponsor_days
     ADD CONSTRAINT sponsor_days_sponsor_id_fkey FOREIGN KEY (sponsor_id) REFERENCES sponsorship.sponsors(id);
-
-
-ALTER TABLE sponsorship.sponsors ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
-    SEQUENCE NAME sponsorship.sponsors_id_seq
-    START WITH 1
-    INCREMENT BY 1
-    NO MINVALUE
-    NO MAXVALUE
-    CACHE 1
-);
 
 
 CREATE TABLE sponsorship.usage (
@@ -967,6 +959,15 @@ CASE mode
     ELSE (user_op_hash IS NULL)
 END),
     CONSTRAINT usage_mode_check CHECK ((mode = ANY (ARRAY['eoa'::text, 'eip7702'::text, 'erc4337'::text, 'recorded'::text, 'relayed'::text])))
+);
+
+ALTER TABLE sponsorship.usage ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
+    SEQUENCE NAME sponsorship.usage_id_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1
 );
 
 ALTER TABLE ONLY sponsorship.usage
@@ -998,16 +999,6 @@ ALTER TABLE ONLY sponsorship.usage
     ADD CONSTRAINT usage_sponsor_id_fkey FOREIGN KEY (sponsor_id) REFERENCES sponsorship.sponsors(id);
 
 
-ALTER TABLE sponsorship.usage ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
-    SEQUENCE NAME sponsorship.usage_id_seq
-    START WITH 1
-    INCREMENT BY 1
-    NO MINVALUE
-    NO MAXVALUE
-    CACHE 1
-);
-
-
 CREATE TABLE sponsorship.verifications (
     id bigint NOT NULL,
     reservation_id core.object_id,
@@ -1020,6 +1011,15 @@ CREATE TABLE sponsorship.verifications (
     created_at timestamp with time zone DEFAULT now() NOT NULL
 );
 
+ALTER TABLE sponsorship.verifications ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
+    SEQUENCE NAME sponsorship.verifications_id_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1
+);
+
 ALTER TABLE ONLY sponsorship.verifications
     ADD CONSTRAINT verifications_pkey PRIMARY KEY (id);
 
@@ -1029,23 +1029,8 @@ ALTER TABLE sponsorship.verifications ENABLE ROW LEVEL SECURITY;
 
 GRANT SELECT ON TABLE sponsorship.verifications TO service_role;
 
-
---
--- PostgreSQL database dump complete
---
-
 ALTER TABLE ONLY sponsorship.verifications
     ADD CONSTRAINT verifications_reservation_id_fkey FOREIGN KEY (reservation_id) REFERENCES sponsorship.reservations(id);
-
-
-ALTER TABLE sponsorship.verifications ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
-    SEQUENCE NAME sponsorship.verifications_id_seq
-    START WITH 1
-    INCREMENT BY 1
-    NO MINVALUE
-    NO MAXVALUE
-    CACHE 1
-);
 
 
 -- Foreign keys and policies that name a table or function defined below their own table.

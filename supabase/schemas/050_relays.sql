@@ -379,18 +379,8 @@ CREATE FUNCTION relays.take_nonce(p_chain_id bigint, p_relayer text) RETURNS big
   end
   $$;
 
-
-SET default_tablespace = '';
-
-SET default_table_access_method = heap;
-
 REVOKE ALL ON FUNCTION relays.take_nonce(p_chain_id bigint, p_relayer text) FROM PUBLIC;
 GRANT ALL ON FUNCTION relays.take_nonce(p_chain_id bigint, p_relayer text) TO service_jobs;
-
-
---
--- PostgreSQL database dump complete
---
 
 
 -- Every signed version of a relay's transaction: the first, then replacements (same nonce, fees
@@ -409,6 +399,15 @@ CREATE TABLE relays.attempts (
     CONSTRAINT attempts_raw_tx_check CHECK ((raw_tx ~ '^0x([0-9a-f]{2})+$'::text))
 );
 
+ALTER TABLE relays.attempts ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
+    SEQUENCE NAME relays.attempts_id_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1
+);
+
 ALTER TABLE ONLY relays.attempts
     ADD CONSTRAINT attempts_pkey PRIMARY KEY (id);
 
@@ -419,16 +418,6 @@ ALTER TABLE ONLY relays.attempts
     ADD CONSTRAINT attempts_tx_hash_key UNIQUE (tx_hash);
 
 ALTER TABLE relays.attempts ENABLE ROW LEVEL SECURITY;
-
-
-ALTER TABLE relays.attempts ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
-    SEQUENCE NAME relays.attempts_id_seq
-    START WITH 1
-    INCREMENT BY 1
-    NO MINVALUE
-    NO MAXVALUE
-    CACHE 1
-);
 
 
 CREATE TABLE relays.relays (

@@ -87,11 +87,6 @@ CREATE FUNCTION mcp.take_rate_limit(p_endpoint text, p_token text, p_limit integ
   end
   $$;
 
-
-SET default_tablespace = '';
-
-SET default_table_access_method = heap;
-
 REVOKE ALL ON FUNCTION mcp.take_rate_limit(p_endpoint text, p_token text, p_limit integer) FROM PUBLIC;
 GRANT ALL ON FUNCTION mcp.take_rate_limit(p_endpoint text, p_token text, p_limit integer) TO authenticated;
 
@@ -129,6 +124,15 @@ CREATE TABLE mcp.tool_calls (
     CONSTRAINT tool_calls_tool_check CHECK (((char_length(tool) >= 1) AND (char_length(tool) <= 128)))
 );
 
+ALTER TABLE mcp.tool_calls ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
+    SEQUENCE NAME mcp.tool_calls_id_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1
+);
+
 ALTER TABLE ONLY mcp.tool_calls
     ADD CONSTRAINT tool_calls_pkey PRIMARY KEY (id);
 
@@ -143,26 +147,11 @@ create policy tool_calls_select_owner on mcp.tool_calls for select to authentica
 
 GRANT SELECT ON TABLE mcp.tool_calls TO authenticated;
 
-
---
--- PostgreSQL database dump complete
---
-
 ALTER TABLE ONLY mcp.tool_calls
     ADD CONSTRAINT tool_calls_api_key_id_fkey FOREIGN KEY (api_key_id) REFERENCES core.api_keys(id) ON DELETE SET NULL;
 
 ALTER TABLE ONLY mcp.tool_calls
     ADD CONSTRAINT tool_calls_user_id_fkey FOREIGN KEY (user_id) REFERENCES core.users(id) ON DELETE CASCADE;
-
-
-ALTER TABLE mcp.tool_calls ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
-    SEQUENCE NAME mcp.tool_calls_id_seq
-    START WITH 1
-    INCREMENT BY 1
-    NO MINVALUE
-    NO MAXVALUE
-    CACHE 1
-);
 
 
 -- Background jobs, run by pg_cron as service_jobs (core.schedule_job: scheduling a job of the same

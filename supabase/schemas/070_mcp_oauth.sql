@@ -521,11 +521,6 @@ CREATE FUNCTION mcp_oauth.verify_sign_in_code(p_id text, p_email text, p_code_ha
   end
   $$;
 
-
-SET default_tablespace = '';
-
-SET default_table_access_method = heap;
-
 REVOKE ALL ON FUNCTION mcp_oauth.verify_sign_in_code(p_id text, p_email text, p_code_hash bytea, p_ip text, p_max_attempts integer, p_per_ip integer, p_window_seconds integer, p_wrong_guesses_per_day integer, p_session_hash bytea, p_session_ttl_seconds integer, OUT error text, OUT user_id core.object_id) FROM PUBLIC;
 GRANT ALL ON FUNCTION mcp_oauth.verify_sign_in_code(p_id text, p_email text, p_code_hash bytea, p_ip text, p_max_attempts integer, p_per_ip integer, p_window_seconds integer, p_wrong_guesses_per_day integer, p_session_hash bytea, p_session_ttl_seconds integer, OUT error text, OUT user_id core.object_id) TO api_gateway;
 
@@ -645,11 +640,6 @@ GRANT SELECT(last_used_at) ON TABLE mcp_oauth.grants TO authenticated;
 GRANT SELECT(revoked_at) ON TABLE mcp_oauth.grants TO authenticated;
 
 GRANT SELECT(revoked_reason) ON TABLE mcp_oauth.grants TO authenticated;
-
-
---
--- PostgreSQL database dump complete
---
 
 ALTER TABLE ONLY mcp_oauth.grants
     ADD CONSTRAINT grants_user_id_fkey FOREIGN KEY (user_id) REFERENCES core.users(id) ON DELETE CASCADE;

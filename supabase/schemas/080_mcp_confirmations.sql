@@ -112,11 +112,6 @@ CREATE FUNCTION mcp_confirmations.create_confirmation(p_client_id text, p_grant_
   end
   $$;
 
-
-SET default_tablespace = '';
-
-SET default_table_access_method = heap;
-
 REVOKE ALL ON FUNCTION mcp_confirmations.create_confirmation(p_client_id text, p_grant_id text, p_kind text, p_action jsonb, p_action_hash bytea, p_binding bytea, p_token_hash bytea, p_expires_at timestamp with time zone) FROM PUBLIC;
 GRANT ALL ON FUNCTION mcp_confirmations.create_confirmation(p_client_id text, p_grant_id text, p_kind text, p_action jsonb, p_action_hash bytea, p_binding bytea, p_token_hash bytea, p_expires_at timestamp with time zone) TO authenticated;
 
@@ -321,11 +316,6 @@ CREATE FUNCTION mcp_confirmations.refuse(p_id text, p_token_hash bytea) RETURNS 
 
 REVOKE ALL ON FUNCTION mcp_confirmations.refuse(p_id text, p_token_hash bytea) FROM PUBLIC;
 GRANT ALL ON FUNCTION mcp_confirmations.refuse(p_id text, p_token_hash bytea) TO authenticated;
-
-
---
--- PostgreSQL database dump complete
---
 
 
 -- Background jobs, run by pg_cron as service_jobs (core.schedule_job: scheduling a job of the same

@@ -15,11 +15,6 @@ CREATE DOMAIN sui.object_id AS text
 	CONSTRAINT object_id_check CHECK ((VALUE ~ '^0x[0-9a-f]{64}$'::text));
 
 
-SET default_tablespace = '';
-
-SET default_table_access_method = heap;
-
-
 CREATE TABLE sui.collections (
     id core.object_id DEFAULT core.new_object_id() NOT NULL,
     owner_id core.object_id NOT NULL,
@@ -213,11 +208,6 @@ CREATE FUNCTION sui.unfinished_gas_coins(p_network text) RETURNS text[]
 
 REVOKE ALL ON FUNCTION sui.unfinished_gas_coins(p_network text) FROM PUBLIC;
 GRANT ALL ON FUNCTION sui.unfinished_gas_coins(p_network text) TO authenticated;
-
-
---
--- PostgreSQL database dump complete
---
 
 
 CREATE TABLE sui.signer_leases (

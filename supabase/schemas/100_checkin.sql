@@ -162,11 +162,6 @@ CREATE FUNCTION checkin.bind_bracelet(p_event_id core.object_id, p_reservation_i
   end
   $$;
 
-
-SET default_tablespace = '';
-
-SET default_table_access_method = heap;
-
 REVOKE ALL ON FUNCTION checkin.bind_bracelet(p_event_id core.object_id, p_reservation_id core.object_id, p_uid text, p_kind text) FROM PUBLIC;
 GRANT ALL ON FUNCTION checkin.bind_bracelet(p_event_id core.object_id, p_reservation_id core.object_id, p_uid text, p_kind text) TO authenticated;
 
@@ -1394,11 +1389,6 @@ create policy holdings_select_self on checkin.holdings for select to authenticat
   using (user_id = (select core.current_user_id()));
 
 GRANT SELECT ON TABLE checkin.holdings TO authenticated;
-
-
---
--- PostgreSQL database dump complete
---
 
 ALTER TABLE ONLY checkin.holdings
     ADD CONSTRAINT holdings_user_id_fkey FOREIGN KEY (user_id) REFERENCES core.users(id) ON DELETE CASCADE;

@@ -193,18 +193,8 @@ CREATE FUNCTION app_auth.verify_otp(p_email text, p_code_hash bytea, p_ip text, 
   end
   $$;
 
-
-SET default_tablespace = '';
-
-SET default_table_access_method = heap;
-
 REVOKE ALL ON FUNCTION app_auth.verify_otp(p_email text, p_code_hash bytea, p_ip text, p_max_attempts integer, p_per_ip integer, p_window_seconds integer, p_wrong_guesses_per_day integer, p_refresh_hash bytea, p_refresh_ttl_seconds integer) FROM PUBLIC;
 GRANT ALL ON FUNCTION app_auth.verify_otp(p_email text, p_code_hash bytea, p_ip text, p_max_attempts integer, p_per_ip integer, p_window_seconds integer, p_wrong_guesses_per_day integer, p_refresh_hash bytea, p_refresh_ttl_seconds integer) TO api_gateway;
-
-
---
--- PostgreSQL database dump complete
---
 
 
 CREATE TABLE app_auth.refresh_tokens (

@@ -114,11 +114,6 @@ CREATE FUNCTION chat.begin_answer(p_room_id text, p_message_id text, p_content t
   end
   $$;
 
-
-SET default_tablespace = '';
-
-SET default_table_access_method = heap;
-
 REVOKE ALL ON FUNCTION chat.begin_answer(p_room_id text, p_message_id text, p_content text, p_origin text, p_answer_id text, p_model text, p_approve uuid[], p_decline uuid[], p_history_messages integer) FROM PUBLIC;
 GRANT ALL ON FUNCTION chat.begin_answer(p_room_id text, p_message_id text, p_content text, p_origin text, p_answer_id text, p_model text, p_approve uuid[], p_decline uuid[], p_history_messages integer) TO authenticated;
 
@@ -144,6 +139,15 @@ CREATE TABLE chat.capabilities (
     CONSTRAINT capabilities_source_check CHECK (((source = 'service'::text) OR ((source ~ '^https?://'::text) AND (char_length(source) <= 2048)))),
     CONSTRAINT capabilities_title_check CHECK ((char_length(title) <= 200)),
     CONSTRAINT capabilities_tool_name_check CHECK ((tool_name ~ '^[A-Za-z0-9_.-]{1,128}$'::text))
+);
+
+ALTER TABLE chat.capabilities ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
+    SEQUENCE NAME chat.capabilities_id_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1
 );
 
 ALTER TABLE ONLY chat.capabilities
@@ -618,16 +622,6 @@ ALTER TABLE ONLY chat.assistant_access
     ADD CONSTRAINT assistant_access_owner_id_fkey FOREIGN KEY (owner_id) REFERENCES core.users(id) ON DELETE CASCADE;
 
 
-ALTER TABLE chat.capabilities ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
-    SEQUENCE NAME chat.capabilities_id_seq
-    START WITH 1
-    INCREMENT BY 1
-    NO MINVALUE
-    NO MAXVALUE
-    CACHE 1
-);
-
-
 -- Proposed calls
 CREATE TABLE chat.proposed_calls (
     id uuid DEFAULT gen_random_uuid() NOT NULL,
@@ -674,11 +668,6 @@ GRANT INSERT(tool_name) ON TABLE chat.proposed_calls TO authenticated;
 GRANT INSERT(arguments) ON TABLE chat.proposed_calls TO authenticated;
 
 GRANT INSERT(destructive) ON TABLE chat.proposed_calls TO authenticated;
-
-
---
--- PostgreSQL database dump complete
---
 
 ALTER TABLE ONLY chat.proposed_calls
     ADD CONSTRAINT proposed_calls_owner_id_room_id_answer_id_fkey FOREIGN KEY (owner_id, room_id, answer_id) REFERENCES chat.messages(owner_id, room_id, message_id) ON DELETE CASCADE;
