@@ -1,3 +1,25 @@
+-- Core: users, profiles, linked crypto addresses, wallet-link nonces, API keys and the scope an
+-- API-key request enters, what the service's login role may do, rate limits, and the way every
+-- pg_cron job is scheduled.
+--
+-- Requests run as `authenticated` with the caller's claims, so the policies below are the access
+-- rule. Anything that must see across owners (API-key authentication, wallet linking) is a small
+-- `security definer` function with a pinned search_path.
+--
+-- The service logs in as `api_gateway` (sql/bootstrap.sql): a role with no table privileges and no
+-- BYPASSRLS that can only switch to the request roles. A slip in a handler can then never read
+-- across owners: without entering a scope, its statements see nothing at all. What the login role
+-- itself may do is granted in this file, and nothing else:
+--   * enter an API key's scope (core.enter_api_key_scope, and /me's one-statement read);
+--   * find or provision the user of a verified session token (core.user_for_auth_user);
+--   * read the applied migration versions, for /ready.
+--
+-- Jobs follow one pattern, which the SIWE nonce purge below sets:
+--   * the job's work is one function in its domain's schema, run as the role `service_jobs`
+--     (sql/bootstrap.sql), which gets exactly the grants and RLS policies that function needs;
+--   * core.schedule_job installs the schedule (where pg_cron is missing it says how to enable it);
+--   * pgTAP calls the function as `service_jobs`; correctness never waits for the schedule.
+
 -- Functions may call functions defined further down this file or in a later one; their bodies
 -- are checked when they run (pg_dump restores the same way).
 set check_function_bodies = off;

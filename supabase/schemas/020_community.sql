@@ -1,3 +1,12 @@
+-- Community: events, hubs (groups and NFT collections that contain events), hub membership,
+-- hub ↔ event connections, the places that venue autocomplete searches, events as the API returns
+-- them (JSON built in SQL), and slugs derived from names.
+--
+-- What a caller sees is decided here, by RLS:
+--   events  PUBLISHED + public or unlisted: everyone (unlisted ones are left out of listings by the
+--           API, not hidden); private or INCOMPLETE: the owner only.
+--   hubs    PUBLISHED and not private: everyone; otherwise the owner and the members.
+
 -- Functions may call functions defined further down this file or in a later one; their bodies
 -- are checked when they run (pg_dump restores the same way).
 set check_function_bodies = off;

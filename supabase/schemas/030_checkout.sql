@@ -1,3 +1,55 @@
+-- Checkout: EVM collections, idempotent checkout sessions, the hosted page's payment attempts and
+-- completion, NFTs, the `checkout.completed` webhook outbox with its signing secrets, and the
+-- reconciler that completes (or fails) checkouts whose page closed.
+--
+-- Postgres decides what two API replicas racing on the same order, transaction or delivery get:
+--   * one session per (owner, externalOrderId): a unique constraint and `on conflict do nothing`;
+--   * one checkout per transaction hash: a unique constraint on sessions.tx_hash;
+--   * one NFT row per (collection, token id);
+--   * one pending delivery per session; deliveries claimed with `for update skip locked`.
+--
+-- Who calls what:
+--   store backend (API key, role `authenticated`): collections, create_session, own sessions, the
+--     delivery log, webhook secrets, requeue_webhook. RLS: owners see their own rows only.
+--   hosted checkout page (client secret, role `anon`): session_by_client_secret,
+--     record_payment_attempt, record_payment_transaction, payer_of_transaction, complete_session.
+--     The page has no user, so these are security definer functions that authenticate by the
+--     SHA-256 of the client secret together with the session id, and return or change that one
+--     session only; allowed_origin_of answers the page's frame-ancestors by id alone. anon holds no
+--     table privilege in this schema.
+--   background jobs (role `service_jobs`): expire_sessions (pg_cron, every minute) and the webhook
+--     dispatcher (claim_webhook_deliveries, record_webhook_attempt), security invoker under RLS
+--     policies written for that role; the reconciler's payment_attempts_to_reconcile,
+--     sessions_to_search_for_mints, complete_session_as_job and fail_session_as_job, security
+--     definer (they read, complete and fail any owner's session).
+--
+-- Errors (PostgREST style, mapped by the gateway): PT400 validation_failed, price_not_allowed,
+-- payment_method_not_enabled, payment_mismatch; PT404 collection_not_found, checkout_not_found,
+-- payment_attempt_not_found, webhook_secret_not_found; PT409 idempotency_conflict (detail
+-- {"differingFields": [...]}), checkout_not_payable (detail {"status": ...}),
+-- transaction_already_used, checkout_not_completed (detail {"status": ...}),
+-- attempt_has_another_transaction, delivery_not_pending, checkout_not_open (detail {"status": ...}).
+--
+-- ## When a session is FAILED
+--
+-- FAILED (SPEC 3: "PENDING | server-side failure | terminal failure | FAILED | checkout stopped")
+-- means: the checkout's reference was consumed on-chain by a mint that cannot complete it. Every
+-- supported collection accepts a checkoutRef once (a second mint with it reverts), so once a
+-- confirmed CheckoutMinted of the session's collection carries the session's reference with another
+-- amount or another payment token than the session asks (e.g. the owner changed the static price
+-- with setStaticPrice and the mint paid the new one, or a voucher was signed for another price), no
+-- payment can ever complete the checkout. The reconciler (service_jobs) finds that mint in the
+-- collection's logs, verifies its receipt like a confirmation does, and only for those permanent
+-- refusals (wrong_amount, wrong_token) calls checkout.fail_session_as_job(id,
+-- 'checkout_reference_consumed'). Never for "not mined yet", "not enough confirmations", RPC errors,
+-- nor for a mint to a wallet that prepared no payment (the page's confirmation may still complete
+-- that one). The hosted page's confirmation does not set FAILED: it answers the refusal (400) and
+-- leaves the verdict to the reconciler, so there is one place that decides.
+--
+-- FAILED is terminal: no payment starts (record_payment_attempt: PT409 checkout_not_payable), nothing
+-- completes it (complete_locked_session: PT409 checkout_not_payable), the reconciler drops it from
+-- its work lists, and reads show FAILED with failure_reason.
+
 -- Functions may call functions defined further down this file or in a later one; their bodies
 -- are checked when they run (pg_dump restores the same way).
 set check_function_bodies = off;

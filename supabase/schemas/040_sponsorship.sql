@@ -1,3 +1,40 @@
+-- Sponsorship: a ledger of gas money that sponsors deposit and that check-ins, mints and
+-- relays spend. Postgres guarantees the money, whatever the concurrency and whichever replica asks:
+--   * no overdraft: a sponsor's row carries deposited, spent and held, and a CHECK keeps
+--     deposited - spent - held >= 0. Every change takes the sponsor row's lock first (FOR UPDATE),
+--     so 200 concurrent checks against a balance covering 50 create exactly 50 holds;
+--   * nothing counted twice: deposits are unique by (chain, transaction hash); usage by (chain,
+--     transaction hash) for transactions and by (chain, user-operation hash) for ERC-4337;
+--   * every change is explained: each one appends ledger entries (deposit, hold, release, spend),
+--     append-only, and deposited = sum(deposit), spent = sum(spend), held = sum(hold) - sum(release)
+--     hold for every sponsor (tests/db/sponsorship/the_balance_always_equals_the_sum_of_its_ledger_entries.test.sql
+--     checks it after every kind of change).
+--
+-- A sponsor is an EVM wallet on one chain: (chain_id, wallet_address). It is owned by the user who
+-- linked that address on that chain (core.crypto_addresses); its row exists from its first deposit,
+-- settings or usage. Amounts are wei, numeric(78,0) (uint256), never negative.
+--
+-- Reservation (SPEC 3): check creates it active, holding max_cost for HOLD_SECONDS (120 s). The
+-- provider's verify approves it and extends it to VERIFIED_HOLD_SECONDS (900 s: broadcast, mining
+-- and complete). complete turns the hold into usage (the actual cost, at most the hold); cancel
+-- releases it; an expired hold is released by the job release_expired_holds (every minute) or by the
+-- next check on the same sponsor, and reads never count it once expired.
+--
+-- Who calls what (all writes are SECURITY DEFINER functions that check the caller themselves;
+-- tables grant nothing but owners' SELECT under RLS):
+--   an owner or a session user (role authenticated): check, complete, cancel (their own
+--     reservations), record_deposit, save_settings and the reads (their own sponsor wallets);
+--   record_usage: API keys with sponsorship:write (the gateway checks the permission);
+--   the provider's verifier (shared secret checked by the gateway, role service_jobs): provider_verify;
+--   pg_cron (service_jobs): release_expired_holds.
+--
+-- Errors (PostgREST style, mapped by the gateway): PT400 validation_failed; PT404 sponsor_not_found,
+-- reservation_not_found; PT409 reservation_not_active (detail {"status"}), reservation_not_verified,
+-- reservation_verified (cancel after the provider approved),
+-- reservation_mismatch (detail {"field"}), cost_exceeds_hold, transaction_already_charged,
+-- deposit_already_recorded, insufficient_balance; PT429 rate_limited (detail {"retryAfterSeconds"}).
+-- A check that is not eligible is no error: it answers eligible = false with a reason code.
+
 -- Functions may call functions defined further down this file or in a later one; their bodies
 -- are checked when they run (pg_dump restores the same way).
 set check_function_bodies = off;

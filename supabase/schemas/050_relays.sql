@@ -1,3 +1,26 @@
+-- Gasless relays: the service's relayer wallet submits an allowed transaction for a caller (a venue
+-- check-in call, a free mint on a registered collection), paid from a sponsor's balance through the
+-- same ledger path as every sponsored transaction:
+--   relays.reserve (as the caller): sponsorship.check (settings, caps, balance; a hold) plus the
+--     relay's own rules, or an error and nothing held;
+--   relays.take_nonce + relays.record_signed (as service_jobs, ONE transaction): the relayer
+--     account's row lock, the next nonce, the signed transaction persisted, the reservation approved
+--     (the relayer is the provider), next_nonce + 1. Committed BEFORE the transaction is broadcast:
+--     a crash after signing leaves the signed transaction, which the recovery pass broadcasts;
+--   relays.complete (service_jobs): the receipt's real cost becomes usage (mode 'relayed') against
+--     the actor, once: the relay row's lock, its status and usage's unique reservation_id;
+--   relays.fail (service_jobs): the nonce was consumed by a transaction that is not ours (the key
+--     was used elsewhere): the hold is released, nothing charged.
+--
+-- Nonces: unique (chain_id, relayer, nonce) on relays, one row per nonce whatever its replacements
+-- (relays.attempts: the same nonce re-signed with higher fees). next_nonce only grows: it moves by
+-- one under the row lock when a relay is recorded, and relays.sync_nonce raises it to the chain's
+-- pending nonce when the table is behind (a fresh table, or the key used outside the service).
+--
+-- A schema of its own (not sponsorship): its functions' grants are listed by tests/db/relays/, and
+-- the sponsorship schema's grant lists stay what its own tests say. Everything is SECURITY DEFINER
+-- with an empty search_path; tables grant nothing to anyone (RLS on, no policy).
+
 -- Functions may call functions defined further down this file or in a later one; their bodies
 -- are checked when they run (pg_dump restores the same way).
 set check_function_bodies = off;

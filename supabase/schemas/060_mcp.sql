@@ -1,3 +1,21 @@
+-- MCP: the audit of tool calls on both MCP endpoints, their per-token rate limits, and the audit's
+-- retention.
+--
+-- Every tool call (backend endpoint: an API key; public endpoint: an OAuth grant) appends one row to
+-- mcp.tool_calls: who (the user, and the key or the OAuth client, grant and scopes), which tool with
+-- which arguments (secrets redacted by the gateway before they get here), the outcome and its error
+-- code, the duration and the request id. Tokens and keys are never written: the key is named by its
+-- id, taken from the transaction's claims (core.enter_api_key_scope sets them), never from the caller.
+-- A person's decision on a confirmation link is recorded in the same table, with endpoint
+-- 'confirmation' (mcp_confirmations.record_decision, 080_mcp_confirmations.sql).
+--
+-- Who calls what:
+--   the gateway, in the caller's own scope (role authenticated): record_tool_call (security definer:
+--     the table grants no INSERT), take_rate_limit, and SELECT on tool_calls, where RLS shows each
+--     user their own calls only (GET /api/v3/me/mcp-audit).
+--   pg_cron (service_jobs): purge_tool_calls, the only delete path granted to anyone.
+-- Rows are append-only: nobody is granted UPDATE or DELETE.
+
 -- Functions may call functions defined further down this file or in a later one; their bodies
 -- are checked when they run (pg_dump restores the same way).
 set check_function_bodies = off;

@@ -1,3 +1,24 @@
+-- MCP OAuth: the public MCP endpoint's own OAuth 2.1 authorization server. Clients, e-mail sign-in
+-- codes, browser sessions of the sign-in pages, grants, authorization codes, refresh tokens and
+-- revoked access tokens.
+--
+-- Every secret is stored as a hash computed by the gateway (SHA-256 of a 256-bit random token; an
+-- HMAC-SHA256 keyed with MCP_TOKEN_SECRET for the short e-mail codes, which are too small to be
+-- safe behind a plain hash): codes, refresh tokens, authorization codes, browser sessions.
+--
+-- Who calls what (deny by default; every write is a SECURITY DEFINER function with an empty
+-- search_path that checks its caller's input itself):
+--   api_gateway (the service's login, before any principal exists): the authorization-server
+--     functions (sign-in codes, sessions, clients, approve, redeem, rotate, revoke) and
+--     access_allowed, which every /mcp request calls;
+--   authenticated (an API key's owner, or the signed-in person on the grants page): reads their own
+--     grants under RLS and revokes them with revoke_my_grant;
+--   pg_cron (service_jobs): purge_expired_rows, hourly (its comment says what goes when).
+--
+-- Outcomes that must commit (a wrong code counts as an attempt; a reused refresh token or
+-- authorization code revokes its grant) are returned as an `error` column instead of raised, since
+-- raising would roll the attempt or the revocation back. Refusals that change nothing raise PT4xx.
+
 -- Functions may call functions defined further down this file or in a later one; their bodies
 -- are checked when they run (pg_dump restores the same way).
 set check_function_bodies = off;

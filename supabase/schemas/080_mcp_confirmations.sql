@@ -1,3 +1,55 @@
+-- MCP confirmation links: a public-MCP tool that would link a wallet, change sponsorship settings
+-- or move money does not do it. It creates a confirmation: a single-use, expiring link bound to the
+-- person, the OAuth client (and its grant) and the exact action. The person opens the link in a
+-- browser, signed in with the sign-in pages' session, sees the action and approves it with their
+-- wallet, or refuses; the client polls the status.
+--
+-- Stored as hashes computed by the gateway:
+--   token_hash   SHA-256 of the link's 256-bit random token (the token itself is only in the URL's
+--                fragment, which browsers never send to a server);
+--   action_hash  SHA-256 of the canonical JSON (keys sorted) of { kind, action };
+--   binding      HMAC-SHA256 keyed with MCP_TOKEN_SECRET over user, client, grant, kind,
+--                action_hash, token_hash and expiry: a row edited behind the service's back (another
+--                action, another user, a later expiry) no longer matches and is refused.
+--
+-- Deny by default: RLS on, no policy, no table privilege. Everything goes through the SECURITY
+-- DEFINER functions below, which the role `authenticated` may call and which act only for
+-- core.current_user_id() (the OAuth principal's user, or the signed-in person on the page).
+-- Single use is decided by a conditional update (pending -> approving) under the row's lock: of two
+-- concurrent approvals the second waits, re-reads the row, finds it no longer pending and is refused.
+--
+-- An approval claims its link for a lease: begin_approval stamps claimed_at, and a claim older than
+-- mcp_confirmations.approval_lease() (3 minutes) reads as failed with the outcome
+-- { error: { code: 'approval_interrupted', message } }, decided when the lease ran out, in every read
+-- (the MCP status poll, the page) and in the refusals of begin_approval and refuse. Only a process
+-- that died (or stalled) between begin_approval and finish_approval leaves a claim that old: the
+-- longest approval, a deposit, waits about 15 s for its confirmations, and 3 minutes is also above
+-- the 150 s after which Supabase's front answers 504, so an approval whose answer can still reach
+-- the page never outlives its lease. Decided at read time, no job: the status is right the moment
+-- the lease runs out, also where pg_cron is missing.
+--
+-- A late finish_approval (the lease already ran out) does not write: it returns false and the link
+-- stays failed (approval_interrupted). A lease is the claim's fence: once it ran out the link has
+-- been shown as failed, a final state the assistant may already have acted on (asked again, told the
+-- person), and a final state never changes. The late result is not lost: the same request answers it
+-- to the page and writes it in the decision's audit record.
+--
+-- The person's decision on the link's page is audited in mcp.tool_calls beside the tool calls,
+-- readable at GET /api/v3/me/mcp-audit: one record per approval that claimed the link (outcome ok =
+-- approved, error = failed, with the REST route's error code and status) and per refusal. Such a
+-- record has endpoint 'confirmation' (never an MCP endpoint: no assistant made it), tool
+-- 'approve_<kind>' or 'refuse_<kind>' (the link's kind, e.g. approve_wallet_link) and names its link
+-- in confirmation_id. It is written by mcp_confirmations.record_decision, which takes the person, the
+-- OAuth client and the grant from the link itself (the person's own, opened with its token, already
+-- decided), so a decision record always belongs to a real decision. The gateway writes the record
+-- after the decision is stored, in a statement of its own, before the page gets its answer: a record
+-- that cannot be written is logged and the decision stands, as a tool call's answer does (in one
+-- transaction, a failing record would undo a stored outcome whose effects REST had already
+-- committed).
+--
+-- Links go 30 days after they were decided or expired: create_confirmation deletes the caller's, a
+-- pg_cron job (purge_finished, as service_jobs) everyone's.
+
 -- Functions may call functions defined further down this file or in a later one; their bodies
 -- are checked when they run (pg_dump restores the same way).
 set check_function_bodies = off;

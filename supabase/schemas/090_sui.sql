@@ -1,3 +1,22 @@
+-- Sui event-pass collections published by the service (POST /crypto/sui/collection/publish): the
+-- service signs and pays for `<package>::collection::create_collection`, the organiser gets the
+-- capability. One row per caller and client reference:
+--   sui.begin_publish (as the caller): the organiser must be one of the caller's linked Sui
+--     addresses on that network; the same reference with the same request returns the row as it
+--     stands (a retry), with another request 409;
+--   sui.record_prepared (as the caller): the signed transaction (bytes, signature, digest) is
+--     committed BEFORE it is executed, once: a retry, or a concurrent twin, executes that very
+--     transaction again, which Sui runs once (a digest executes once), so nothing is published twice;
+--   sui.finish_publish (as the caller): the outcome read from the effects: published (collection,
+--     capability and pass type) or failed (the reason), once; a finished row does not change.
+-- One publish at a time per service key and network (sui.lease_signer): a transaction names the
+-- versions of the gas coin it spends, and two different transactions signed over the same version
+-- are an equivocation, which a real network punishes by locking the coin until the epoch ends. The
+-- lease is a row, not a lock held through the node's round trip, so no connection waits on it; it
+-- lapses on its own when its holder dies.
+-- Everything is SECURITY DEFINER with an empty search_path; the tables grant nothing but SELECT of
+-- one's own publishes (RLS).
+
 -- Functions may call functions defined further down this file or in a later one; their bodies
 -- are checked when they run (pg_dump restores the same way).
 set check_function_bodies = off;

@@ -1,3 +1,27 @@
+-- Check-in: event settings, staff, reservations (RSVP with capacity, approval and a waitlist),
+-- tickets (a version per reservation: re-issuing invalidates the old QR code), door scans (entry and
+-- exit, online and offline batches, first scan wins), NFC bracelets (plain UIDs and NTAG 424 SUN
+-- read counters), NFT access evidence, and the tokens each admission claims.
+--
+-- Postgres decides every rule:
+--   capacity   reservations of an event are decided under its settings row's lock (checkin.lock_event):
+--              concurrent reservations queue there, so the seats are never over-given; cancelling or
+--              declining promotes the oldest waitlisted reservation in the same transaction;
+--   one entry  a scan changes its reservation under the reservation's row lock: two scanners racing
+--              on one ticket admit once, the other is told `already_inside`;
+--   who scans  the event's owner and the staff the owner adds (role `checker`), nobody else;
+--   one token  an admission claims the tokens that satisfied the event's checkIn rule
+--   one person (checkin.token_claims, unique per event and token): the same NFT cannot admit two people.
+--   replays    a scan's (device, nonce) is recorded once: an offline batch uploaded twice, or a
+--              retried request, answers the first outcome; a SUN counter not above the bracelet's
+--              last one is refused.
+-- Chain reads happen in the gateway, between statements: a scan or a reservation whose event has NFT
+-- rules answers `needs_holdings` with the addresses to read, and the gateway calls again with the
+-- evidence (the reads it made), which is stored with the reservation and the scan and kept briefly
+-- in checkin.holdings (what `view` rules read in listings: never a chain call inside a list).
+-- The functions trust that evidence: like every function here, they are for the gateway, and the
+-- schema is not exposed through PostgREST.
+
 -- Functions may call functions defined further down this file or in a later one; their bodies
 -- are checked when they run (pg_dump restores the same way).
 set check_function_bodies = off;

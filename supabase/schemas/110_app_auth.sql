@@ -1,3 +1,21 @@
+-- App sessions of the local auth server: the stand-in for Supabase Auth that the gateway serves on
+-- /auth/v1 when LOCAL_AUTH_ENABLED is set (npm start), so that the check-in app's supabase-js signs
+-- in by e-mail code where no Supabase Auth runs. On a Supabase project these tables stay empty:
+-- Supabase Auth keeps its own sessions, and the gateway only verifies its tokens.
+--
+-- A session starts when an e-mail code is spent (the sign-in codes of mcp_oauth: one table, one set
+-- of limits for both doors) or when an operator mints one (npm run admin -- session). Its access
+-- tokens are ES256 JWTs signed by the gateway and checked by signature alone until they expire;
+-- its refresh tokens are stored here as SHA-256 hashes and rotated on every use. A rotated token
+-- presented again ends the session (a thief's copy and the owner's alike); sign-out ends it too.
+--
+-- Who calls what (deny by default; every function is SECURITY DEFINER with an empty search_path):
+--   api_gateway: verify_otp, refresh_session, live_session, end_sessions, address_has_user;
+--   service_role (the admin CLI): start_session;
+--   service_jobs (pg_cron): purge_expired_rows, hourly.
+-- Nobody holds a privilege on the tables. Outcomes that must commit (a wrong code counts as an
+-- attempt; a reused refresh token ends its session) are returned in an `error` column, not raised.
+
 -- Functions may call functions defined further down this file or in a later one; their bodies
 -- are checked when they run (pg_dump restores the same way).
 set check_function_bodies = off;

@@ -1,3 +1,28 @@
+-- Chat: the assistant's rooms and messages (each person's own), and the registry of the MCP tools the
+-- assistant may offer (the service's, everyone's).
+--
+--   rooms         named by the app (`roomId`), owned by the person, optionally tied to an event the
+--                 person can see. Keys are (owner, roomId): two people may use the same roomId and
+--                 never meet.
+--   messages      keyed by the app's `messageId`, unique in its room: recording a message id a second
+--                 time (a retry) answers the stored message and changes nothing. An assistant message
+--                 answers one user message (`in_reply_to`) and there is at most one such answer, so a
+--                 retried request finds the answer (or the one being streamed) instead of asking the
+--                 model again. `origin` is how the person sent it (text, audio, image); a transcription
+--                 is stored on the message it transcribes.
+--   capabilities  the tools discover-mcp-capabilities found: on the service's own public MCP surface
+--                 (source 'service') or on a configured external server (source: its URL without
+--                 query or credentials), unique per source and tool name. `enabled` is the operator's
+--                 switch (new tools start enabled; discovery never turns one back on); `withdrawn_at`
+--                 is set when the tool's source stops listing it, and cleared if it lists it again.
+--
+-- Who does what:
+--   authenticated  (the person, through the app functions) rooms and messages under RLS, their own only;
+--                  reads the registry.
+--   service_jobs   writes the registry, through chat.register_capabilities only: what is registered is
+--                  the service's decision (its own surface and the servers it is configured with),
+--                  never a person's.
+
 -- Functions may call functions defined further down this file or in a later one; their bodies
 -- are checked when they run (pg_dump restores the same way).
 set check_function_bodies = off;
