@@ -240,11 +240,9 @@ CREATE TABLE core.crypto_addresses (
     CONSTRAINT crypto_addresses_address_check CHECK (((char_length(address) >= 3) AND (char_length(address) <= 128))),
     CONSTRAINT crypto_addresses_chain_id_check CHECK ((chain_id ~ '^([0-9]{1,20}|[a-z0-9]{3,8}:[a-zA-Z0-9-]{1,32})$'::text)),
     CONSTRAINT crypto_addresses_connector_check CHECK (((char_length(connector) >= 1) AND (char_length(connector) <= 64))),
-    CONSTRAINT crypto_addresses_verified_by_check CHECK ((verified_by = ANY (ARRAY['siwe'::text, 'operator'::text])))
+    CONSTRAINT crypto_addresses_verified_by_check CHECK ((verified_by = ANY (ARRAY['siwe'::text, 'operator'::text]))),
+    CONSTRAINT crypto_addresses_pkey PRIMARY KEY (id)
 );
-
-ALTER TABLE ONLY core.crypto_addresses
-    ADD CONSTRAINT crypto_addresses_pkey PRIMARY KEY (id);
 
 create unique index crypto_addresses_chain_address_key on core.crypto_addresses (chain_id, lower(address));
 
@@ -556,17 +554,11 @@ CREATE TABLE core.api_keys (
     CONSTRAINT api_keys_key_hash_check CHECK ((octet_length(key_hash) = 32)),
     CONSTRAINT api_keys_name_check CHECK (((char_length(name) >= 1) AND (char_length(name) <= 100))),
     CONSTRAINT api_keys_permissions_check CHECK (core.is_valid_permissions(permissions)),
-    CONSTRAINT api_keys_prefix_check CHECK ((prefix ~ '^sk_[a-z0-9]{8}$'::text))
+    CONSTRAINT api_keys_prefix_check CHECK ((prefix ~ '^sk_[a-z0-9]{8}$'::text)),
+    CONSTRAINT api_keys_key_hash_key UNIQUE (key_hash),
+    CONSTRAINT api_keys_pkey PRIMARY KEY (id),
+    CONSTRAINT api_keys_prefix_key UNIQUE (prefix)
 );
-
-ALTER TABLE ONLY core.api_keys
-    ADD CONSTRAINT api_keys_key_hash_key UNIQUE (key_hash);
-
-ALTER TABLE ONLY core.api_keys
-    ADD CONSTRAINT api_keys_pkey PRIMARY KEY (id);
-
-ALTER TABLE ONLY core.api_keys
-    ADD CONSTRAINT api_keys_prefix_key UNIQUE (prefix);
 
 create index api_keys_owner_id_idx on core.api_keys (owner_id, created_at);
 
@@ -618,14 +610,10 @@ CREATE TABLE core.profiles (
     CONSTRAINT profiles_avatar_url_check CHECK ((avatar_url ~ '^https://'::text)),
     CONSTRAINT profiles_bio_check CHECK ((char_length(bio) <= 1000)),
     CONSTRAINT profiles_display_name_check CHECK ((char_length(display_name) <= 100)),
-    CONSTRAINT profiles_username_check CHECK ((username ~ '^[a-z0-9_]{3,32}$'::text))
+    CONSTRAINT profiles_username_check CHECK ((username ~ '^[a-z0-9_]{3,32}$'::text)),
+    CONSTRAINT profiles_pkey PRIMARY KEY (user_id),
+    CONSTRAINT profiles_username_key UNIQUE (username)
 );
-
-ALTER TABLE ONLY core.profiles
-    ADD CONSTRAINT profiles_pkey PRIMARY KEY (user_id);
-
-ALTER TABLE ONLY core.profiles
-    ADD CONSTRAINT profiles_username_key UNIQUE (username);
 
 CREATE TRIGGER profiles_touch_updated_at BEFORE UPDATE ON core.profiles FOR EACH ROW EXECUTE FUNCTION core.touch_updated_at();
 
@@ -656,11 +644,9 @@ GRANT UPDATE(avatar_url) ON TABLE core.profiles TO authenticated;
 CREATE TABLE core.rate_limit_windows (
     bucket text NOT NULL,
     window_start timestamp with time zone NOT NULL,
-    hits integer NOT NULL
+    hits integer NOT NULL,
+    CONSTRAINT rate_limit_windows_pkey PRIMARY KEY (bucket, window_start)
 );
-
-ALTER TABLE ONLY core.rate_limit_windows
-    ADD CONSTRAINT rate_limit_windows_pkey PRIMARY KEY (bucket, window_start);
 
 ALTER TABLE core.rate_limit_windows ENABLE ROW LEVEL SECURITY;
 
@@ -677,11 +663,9 @@ CREATE TABLE core.siwe_nonces (
     user_id core.object_id NOT NULL,
     expires_at timestamp with time zone NOT NULL,
     created_at timestamp with time zone DEFAULT now() NOT NULL,
-    CONSTRAINT siwe_nonces_nonce_check CHECK ((nonce ~ '^[A-Za-z0-9]{8,128}$'::text))
+    CONSTRAINT siwe_nonces_nonce_check CHECK ((nonce ~ '^[A-Za-z0-9]{8,128}$'::text)),
+    CONSTRAINT siwe_nonces_pkey PRIMARY KEY (nonce)
 );
-
-ALTER TABLE ONLY core.siwe_nonces
-    ADD CONSTRAINT siwe_nonces_pkey PRIMARY KEY (nonce);
 
 create index siwe_nonces_expires_at_idx on core.siwe_nonces (expires_at);
 
@@ -707,14 +691,10 @@ CREATE TABLE core.users (
     auth_user_id uuid DEFAULT gen_random_uuid() NOT NULL,
     email text,
     created_at timestamp with time zone DEFAULT now() NOT NULL,
-    CONSTRAINT users_email_check CHECK (((email IS NULL) OR (email ~ '^[^@\s]+@[^@\s]+$'::text)))
+    CONSTRAINT users_email_check CHECK (((email IS NULL) OR (email ~ '^[^@\s]+@[^@\s]+$'::text))),
+    CONSTRAINT users_auth_user_id_key UNIQUE (auth_user_id),
+    CONSTRAINT users_pkey PRIMARY KEY (id)
 );
-
-ALTER TABLE ONLY core.users
-    ADD CONSTRAINT users_auth_user_id_key UNIQUE (auth_user_id);
-
-ALTER TABLE ONLY core.users
-    ADD CONSTRAINT users_pkey PRIMARY KEY (id);
 
 create unique index users_email_key on core.users (lower(email));
 

@@ -198,14 +198,11 @@ CREATE TABLE community.events (
     CONSTRAINT events_venue_address_check CHECK (((venue_address IS NULL) OR (jsonb_typeof(venue_address) = 'object'::text))),
     CONSTRAINT events_venue_lat_check CHECK (((venue_lat >= ('-90'::integer)::double precision) AND (venue_lat <= (90)::double precision))),
     CONSTRAINT events_venue_lng_check CHECK (((venue_lng >= ('-180'::integer)::double precision) AND (venue_lng <= (180)::double precision))),
-    CONSTRAINT events_venue_name_check CHECK (((char_length(venue_name) >= 1) AND (char_length(venue_name) <= 200)))
+    CONSTRAINT events_venue_name_check CHECK (((char_length(venue_name) >= 1) AND (char_length(venue_name) <= 200))),
+    CONSTRAINT events_owner_slug_key UNIQUE (owner_id, slug),
+    CONSTRAINT events_pkey PRIMARY KEY (id),
+    CONSTRAINT events_owner_id_fkey FOREIGN KEY (owner_id) REFERENCES core.users(id) ON DELETE CASCADE
 );
-
-ALTER TABLE ONLY community.events
-    ADD CONSTRAINT events_owner_slug_key UNIQUE (owner_id, slug);
-
-ALTER TABLE ONLY community.events
-    ADD CONSTRAINT events_pkey PRIMARY KEY (id);
 
 create index events_created_at_idx on community.events (created_at desc, id desc);
 
@@ -272,9 +269,6 @@ GRANT INSERT(visibility),UPDATE(visibility) ON TABLE community.events TO authent
 GRANT INSERT(status),UPDATE(status) ON TABLE community.events TO authenticated;
 
 GRANT INSERT(access_rules),UPDATE(access_rules) ON TABLE community.events TO authenticated;
-
-ALTER TABLE ONLY community.events
-    ADD CONSTRAINT events_owner_id_fkey FOREIGN KEY (owner_id) REFERENCES core.users(id) ON DELETE CASCADE;
 
 
 -- Inlinable (plain SQL, one expression), so selecting it costs no function call per row.
@@ -600,11 +594,10 @@ GRANT ALL ON FUNCTION community.suggest_venues(p_text text, p_take integer, p_ts
 CREATE TABLE community.hub_events (
     hub_id core.object_id NOT NULL,
     event_id core.object_id NOT NULL,
-    connected_at timestamp with time zone DEFAULT clock_timestamp() NOT NULL
+    connected_at timestamp with time zone DEFAULT clock_timestamp() NOT NULL,
+    CONSTRAINT hub_events_pkey PRIMARY KEY (hub_id, event_id),
+    CONSTRAINT hub_events_event_id_fkey FOREIGN KEY (event_id) REFERENCES community.events(id) ON DELETE CASCADE
 );
-
-ALTER TABLE ONLY community.hub_events
-    ADD CONSTRAINT hub_events_pkey PRIMARY KEY (hub_id, event_id);
 
 create index hub_events_event_id_idx on community.hub_events (event_id);
 
@@ -618,18 +611,14 @@ GRANT INSERT(hub_id) ON TABLE community.hub_events TO authenticated;
 
 GRANT INSERT(event_id) ON TABLE community.hub_events TO authenticated;
 
-ALTER TABLE ONLY community.hub_events
-    ADD CONSTRAINT hub_events_event_id_fkey FOREIGN KEY (event_id) REFERENCES community.events(id) ON DELETE CASCADE;
-
 
 CREATE TABLE community.hub_members (
     hub_id core.object_id NOT NULL,
     user_id core.object_id NOT NULL,
-    joined_at timestamp with time zone DEFAULT clock_timestamp() NOT NULL
+    joined_at timestamp with time zone DEFAULT clock_timestamp() NOT NULL,
+    CONSTRAINT hub_members_pkey PRIMARY KEY (hub_id, user_id),
+    CONSTRAINT hub_members_user_id_fkey FOREIGN KEY (user_id) REFERENCES core.users(id) ON DELETE CASCADE
 );
-
-ALTER TABLE ONLY community.hub_members
-    ADD CONSTRAINT hub_members_pkey PRIMARY KEY (hub_id, user_id);
 
 create index hub_members_user_id_idx on community.hub_members (user_id, hub_id);
 
@@ -642,9 +631,6 @@ GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE community.hub_members TO service_role
 GRANT INSERT(hub_id) ON TABLE community.hub_members TO authenticated;
 
 GRANT INSERT(user_id) ON TABLE community.hub_members TO authenticated;
-
-ALTER TABLE ONLY community.hub_members
-    ADD CONSTRAINT hub_members_user_id_fkey FOREIGN KEY (user_id) REFERENCES core.users(id) ON DELETE CASCADE;
 
 
 -- Hubs and members
@@ -662,14 +648,11 @@ CREATE TABLE community.hubs (
     search_text text GENERATED ALWAYS AS (((((name || ' '::text) || slug) || ' '::text) || description)) STORED,
     CONSTRAINT hubs_description_check CHECK ((char_length(description) <= 10000)),
     CONSTRAINT hubs_name_check CHECK (((char_length(name) >= 1) AND (char_length(name) <= 200))),
-    CONSTRAINT hubs_slug_check CHECK (((slug ~ '^[a-z0-9]+(-[a-z0-9]+)*$'::text) AND (char_length(slug) <= 120)))
+    CONSTRAINT hubs_slug_check CHECK (((slug ~ '^[a-z0-9]+(-[a-z0-9]+)*$'::text) AND (char_length(slug) <= 120))),
+    CONSTRAINT hubs_owner_slug_key UNIQUE (owner_id, slug),
+    CONSTRAINT hubs_pkey PRIMARY KEY (id),
+    CONSTRAINT hubs_owner_id_fkey FOREIGN KEY (owner_id) REFERENCES core.users(id) ON DELETE CASCADE
 );
-
-ALTER TABLE ONLY community.hubs
-    ADD CONSTRAINT hubs_owner_slug_key UNIQUE (owner_id, slug);
-
-ALTER TABLE ONLY community.hubs
-    ADD CONSTRAINT hubs_pkey PRIMARY KEY (id);
 
 create index hubs_created_at_idx on community.hubs (created_at desc, id desc);
 
@@ -720,9 +703,6 @@ GRANT INSERT(description),UPDATE(description) ON TABLE community.hubs TO authent
 
 GRANT INSERT(is_private),UPDATE(is_private) ON TABLE community.hubs TO authenticated;
 
-ALTER TABLE ONLY community.hubs
-    ADD CONSTRAINT hubs_owner_id_fkey FOREIGN KEY (owner_id) REFERENCES core.users(id) ON DELETE CASCADE;
-
 
 -- Places: the open data set venue autocomplete searches (loaded by scripts/lib/places.ts)
 CREATE TABLE community.places (
@@ -739,7 +719,8 @@ CREATE TABLE community.places (
     CONSTRAINT places_country_code_check CHECK ((country_code ~ '^[A-Z]{2}$'::text)),
     CONSTRAINT places_lat_check CHECK (((lat >= ('-90'::integer)::double precision) AND (lat <= (90)::double precision))),
     CONSTRAINT places_lng_check CHECK (((lng >= ('-180'::integer)::double precision) AND (lng <= (180)::double precision))),
-    CONSTRAINT places_prominence_check CHECK ((prominence >= 0))
+    CONSTRAINT places_prominence_check CHECK ((prominence >= 0)),
+    CONSTRAINT places_pkey PRIMARY KEY (id)
 );
 
 ALTER TABLE community.places ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
@@ -750,9 +731,6 @@ ALTER TABLE community.places ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
     NO MAXVALUE
     CACHE 1
 );
-
-ALTER TABLE ONLY community.places
-    ADD CONSTRAINT places_pkey PRIMARY KEY (id);
 
 create index places_name_initials3_idx on community.places
   ((left(lower(name), 3) collate "C"), prominence desc, char_length(name), id) include (country_code, name);

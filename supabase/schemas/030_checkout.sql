@@ -145,20 +145,13 @@ CREATE TABLE checkout.sessions (
     CONSTRAINT sessions_request_check CHECK ((jsonb_typeof(request) = 'object'::text)),
     CONSTRAINT sessions_request_fingerprint_check CHECK ((octet_length(request_fingerprint) = 32)),
     CONSTRAINT sessions_status_check CHECK ((status = ANY (ARRAY['PENDING'::text, 'COMPLETED'::text, 'EXPIRED'::text, 'FAILED'::text]))),
-    CONSTRAINT sessions_tx_hash_check CHECK ((tx_hash ~ '^0x[0-9a-f]{64}$'::text))
+    CONSTRAINT sessions_tx_hash_check CHECK ((tx_hash ~ '^0x[0-9a-f]{64}$'::text)),
+    CONSTRAINT sessions_client_secret_hash_key UNIQUE (client_secret_hash),
+    CONSTRAINT sessions_owner_external_order_key UNIQUE (owner_id, external_order_id),
+    CONSTRAINT sessions_pkey PRIMARY KEY (id),
+    CONSTRAINT sessions_tx_hash_key UNIQUE (tx_hash),
+    CONSTRAINT sessions_owner_id_fkey FOREIGN KEY (owner_id) REFERENCES core.users(id) ON DELETE CASCADE
 );
-
-ALTER TABLE ONLY checkout.sessions
-    ADD CONSTRAINT sessions_client_secret_hash_key UNIQUE (client_secret_hash);
-
-ALTER TABLE ONLY checkout.sessions
-    ADD CONSTRAINT sessions_owner_external_order_key UNIQUE (owner_id, external_order_id);
-
-ALTER TABLE ONLY checkout.sessions
-    ADD CONSTRAINT sessions_pkey PRIMARY KEY (id);
-
-ALTER TABLE ONLY checkout.sessions
-    ADD CONSTRAINT sessions_tx_hash_key UNIQUE (tx_hash);
 
 create index sessions_collection_id_idx on checkout.sessions (collection_id);
 
@@ -215,9 +208,6 @@ GRANT SELECT(tx_hash) ON TABLE checkout.sessions TO authenticated;
 GRANT SELECT(completed_at) ON TABLE checkout.sessions TO authenticated;
 
 GRANT SELECT(created_at) ON TABLE checkout.sessions TO authenticated;
-
-ALTER TABLE ONLY checkout.sessions
-    ADD CONSTRAINT sessions_owner_id_fkey FOREIGN KEY (owner_id) REFERENCES core.users(id) ON DELETE CASCADE;
 
 
 -- Completes a checkout after the gateway verified the receipt on-chain (success, chain, contract,
@@ -637,11 +627,10 @@ CREATE TABLE checkout.payment_attempts (
     tx_hash text,
     created_at timestamp with time zone DEFAULT now() NOT NULL,
     CONSTRAINT payment_attempts_payer_address_check CHECK (checkout.is_evm_address(payer_address)),
-    CONSTRAINT payment_attempts_tx_hash_check CHECK ((tx_hash ~ '^0x[0-9a-f]{64}$'::text))
+    CONSTRAINT payment_attempts_tx_hash_check CHECK ((tx_hash ~ '^0x[0-9a-f]{64}$'::text)),
+    CONSTRAINT payment_attempts_pkey PRIMARY KEY (id),
+    CONSTRAINT payment_attempts_session_id_fkey FOREIGN KEY (session_id) REFERENCES checkout.sessions(id) ON DELETE CASCADE
 );
-
-ALTER TABLE ONLY checkout.payment_attempts
-    ADD CONSTRAINT payment_attempts_pkey PRIMARY KEY (id);
 
 create index payment_attempts_prepared_at_idx on checkout.payment_attempts (prepared_at);
 
@@ -655,9 +644,6 @@ create policy payment_attempts_select_owner on checkout.payment_attempts
 
 GRANT SELECT ON TABLE checkout.payment_attempts TO authenticated;
 GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE checkout.payment_attempts TO service_role;
-
-ALTER TABLE ONLY checkout.payment_attempts
-    ADD CONSTRAINT payment_attempts_session_id_fkey FOREIGN KEY (session_id) REFERENCES checkout.sessions(id) ON DELETE CASCADE;
 
 
 -- Records that the page prepared a payment for p_payer: only while the session reads PENDING
@@ -780,11 +766,11 @@ CREATE TABLE checkout.webhook_deliveries (
     last_error text,
     delivered_at timestamp with time zone,
     created_at timestamp with time zone DEFAULT now() NOT NULL,
-    CONSTRAINT webhook_deliveries_status_check CHECK ((status = ANY (ARRAY['pending'::text, 'delivered'::text, 'stopped'::text, 'failed'::text])))
+    CONSTRAINT webhook_deliveries_status_check CHECK ((status = ANY (ARRAY['pending'::text, 'delivered'::text, 'stopped'::text, 'failed'::text]))),
+    CONSTRAINT webhook_deliveries_pkey PRIMARY KEY (id),
+    CONSTRAINT webhook_deliveries_owner_id_fkey FOREIGN KEY (owner_id) REFERENCES core.users(id) ON DELETE CASCADE,
+    CONSTRAINT webhook_deliveries_session_id_fkey FOREIGN KEY (session_id) REFERENCES checkout.sessions(id) ON DELETE CASCADE
 );
-
-ALTER TABLE ONLY checkout.webhook_deliveries
-    ADD CONSTRAINT webhook_deliveries_pkey PRIMARY KEY (id);
 
 create index webhook_deliveries_due_idx on checkout.webhook_deliveries (next_attempt_at) where status = 'pending';
 
@@ -824,12 +810,6 @@ GRANT UPDATE(last_status_code) ON TABLE checkout.webhook_deliveries TO service_j
 GRANT UPDATE(last_error) ON TABLE checkout.webhook_deliveries TO service_jobs;
 
 GRANT UPDATE(delivered_at) ON TABLE checkout.webhook_deliveries TO service_jobs;
-
-ALTER TABLE ONLY checkout.webhook_deliveries
-    ADD CONSTRAINT webhook_deliveries_owner_id_fkey FOREIGN KEY (owner_id) REFERENCES core.users(id) ON DELETE CASCADE;
-
-ALTER TABLE ONLY checkout.webhook_deliveries
-    ADD CONSTRAINT webhook_deliveries_session_id_fkey FOREIGN KEY (session_id) REFERENCES checkout.sessions(id) ON DELETE CASCADE;
 
 
 -- The store's retry: another delivery of the same event
@@ -1034,11 +1014,10 @@ CREATE TABLE checkout.collections (
     CONSTRAINT collections_pricing_check CHECK ((pricing = ANY (ARRAY['static'::text, 'dynamic'::text]))),
     CONSTRAINT collections_token_decimals_check CHECK (((token_decimals >= 0) AND (token_decimals <= 77))),
     CONSTRAINT collections_token_symbol_check CHECK (((char_length(token_symbol) >= 1) AND (char_length(token_symbol) <= 32))),
-    CONSTRAINT collections_verified_owner_address_check CHECK (checkout.is_evm_address(verified_owner_address))
+    CONSTRAINT collections_verified_owner_address_check CHECK (checkout.is_evm_address(verified_owner_address)),
+    CONSTRAINT collections_pkey PRIMARY KEY (id),
+    CONSTRAINT collections_owner_id_fkey FOREIGN KEY (owner_id) REFERENCES core.users(id) ON DELETE CASCADE
 );
-
-ALTER TABLE ONLY checkout.collections
-    ADD CONSTRAINT collections_pkey PRIMARY KEY (id);
 
 create unique index collections_chain_address_key on checkout.collections (chain_id, lower(address));
 
@@ -1094,9 +1073,6 @@ GRANT INSERT(verified_owner_address) ON TABLE checkout.collections TO authentica
 
 GRANT INSERT(token_symbol) ON TABLE checkout.collections TO authenticated;
 
-ALTER TABLE ONLY checkout.collections
-    ADD CONSTRAINT collections_owner_id_fkey FOREIGN KEY (owner_id) REFERENCES core.users(id) ON DELETE CASCADE;
-
 
 -- NFTs issued by completed checkouts
 CREATE TABLE checkout.nfts (
@@ -1106,14 +1082,12 @@ CREATE TABLE checkout.nfts (
     owner_address text NOT NULL,
     created_at timestamp with time zone DEFAULT now() NOT NULL,
     CONSTRAINT nfts_owner_address_check CHECK (checkout.is_evm_address(owner_address)),
-    CONSTRAINT nfts_token_id_check CHECK ((token_id >= (0)::numeric))
+    CONSTRAINT nfts_token_id_check CHECK ((token_id >= (0)::numeric)),
+    CONSTRAINT nfts_collection_token_key UNIQUE (collection_id, token_id),
+    CONSTRAINT nfts_pkey PRIMARY KEY (session_id, token_id),
+    CONSTRAINT nfts_collection_id_fkey FOREIGN KEY (collection_id) REFERENCES checkout.collections(id),
+    CONSTRAINT nfts_session_id_fkey FOREIGN KEY (session_id) REFERENCES checkout.sessions(id) ON DELETE CASCADE
 );
-
-ALTER TABLE ONLY checkout.nfts
-    ADD CONSTRAINT nfts_collection_token_key UNIQUE (collection_id, token_id);
-
-ALTER TABLE ONLY checkout.nfts
-    ADD CONSTRAINT nfts_pkey PRIMARY KEY (session_id, token_id);
 
 ALTER TABLE checkout.nfts ENABLE ROW LEVEL SECURITY;
 
@@ -1123,12 +1097,6 @@ create policy nfts_select_owner on checkout.nfts
 
 GRANT SELECT ON TABLE checkout.nfts TO authenticated;
 GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE checkout.nfts TO service_role;
-
-ALTER TABLE ONLY checkout.nfts
-    ADD CONSTRAINT nfts_collection_id_fkey FOREIGN KEY (collection_id) REFERENCES checkout.collections(id);
-
-ALTER TABLE ONLY checkout.nfts
-    ADD CONSTRAINT nfts_session_id_fkey FOREIGN KEY (session_id) REFERENCES checkout.sessions(id) ON DELETE CASCADE;
 
 
 -- What the API reads for a store: the session with its status as read. security_invoker, so the
@@ -1155,7 +1123,9 @@ CREATE TABLE checkout.webhook_attempts (
     status_code integer,
     error text,
     attempted_at timestamp with time zone DEFAULT now() NOT NULL,
-    CONSTRAINT webhook_attempts_error_check CHECK ((char_length(error) <= 2000))
+    CONSTRAINT webhook_attempts_error_check CHECK ((char_length(error) <= 2000)),
+    CONSTRAINT webhook_attempts_pkey PRIMARY KEY (id),
+    CONSTRAINT webhook_attempts_delivery_id_fkey FOREIGN KEY (delivery_id) REFERENCES checkout.webhook_deliveries(id) ON DELETE CASCADE
 );
 
 ALTER TABLE checkout.webhook_attempts ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
@@ -1166,9 +1136,6 @@ ALTER TABLE checkout.webhook_attempts ALTER COLUMN id ADD GENERATED ALWAYS AS ID
     NO MAXVALUE
     CACHE 1
 );
-
-ALTER TABLE ONLY checkout.webhook_attempts
-    ADD CONSTRAINT webhook_attempts_pkey PRIMARY KEY (id);
 
 create index webhook_attempts_delivery_id_idx on checkout.webhook_attempts (delivery_id, id);
 
@@ -1191,9 +1158,6 @@ GRANT INSERT(status_code) ON TABLE checkout.webhook_attempts TO service_jobs;
 
 GRANT INSERT(error) ON TABLE checkout.webhook_attempts TO service_jobs;
 
-ALTER TABLE ONLY checkout.webhook_attempts
-    ADD CONSTRAINT webhook_attempts_delivery_id_fkey FOREIGN KEY (delivery_id) REFERENCES checkout.webhook_deliveries(id) ON DELETE CASCADE;
-
 
 -- Webhook signing secrets: one per (owner, webhook URL), encrypted by the gateway
 CREATE TABLE checkout.webhook_secrets (
@@ -1205,11 +1169,10 @@ CREATE TABLE checkout.webhook_secrets (
     created_at timestamp with time zone DEFAULT now() NOT NULL,
     rotated_at timestamp with time zone,
     CONSTRAINT webhook_secrets_previous_together CHECK (((previous_secret_ciphertext IS NULL) = (previous_valid_until IS NULL))),
-    CONSTRAINT webhook_secrets_webhook_url_check CHECK (((webhook_url ~ '^https?://'::text) AND (char_length(webhook_url) <= 2048)))
+    CONSTRAINT webhook_secrets_webhook_url_check CHECK (((webhook_url ~ '^https?://'::text) AND (char_length(webhook_url) <= 2048))),
+    CONSTRAINT webhook_secrets_pkey PRIMARY KEY (owner_id, webhook_url),
+    CONSTRAINT webhook_secrets_owner_id_fkey FOREIGN KEY (owner_id) REFERENCES core.users(id) ON DELETE CASCADE
 );
-
-ALTER TABLE ONLY checkout.webhook_secrets
-    ADD CONSTRAINT webhook_secrets_pkey PRIMARY KEY (owner_id, webhook_url);
 
 ALTER TABLE checkout.webhook_secrets ENABLE ROW LEVEL SECURITY;
 
@@ -1249,9 +1212,6 @@ GRANT UPDATE(previous_valid_until) ON TABLE checkout.webhook_secrets TO authenti
 GRANT SELECT(previous_valid_until) ON TABLE checkout.webhook_secrets TO service_jobs;
 
 GRANT UPDATE(rotated_at) ON TABLE checkout.webhook_secrets TO authenticated;
-
-ALTER TABLE ONLY checkout.webhook_secrets
-    ADD CONSTRAINT webhook_secrets_owner_id_fkey FOREIGN KEY (owner_id) REFERENCES core.users(id) ON DELETE CASCADE;
 
 
 GRANT SELECT ON TABLE checkout.sessions_as_read TO authenticated;

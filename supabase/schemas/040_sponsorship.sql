@@ -368,11 +368,9 @@ CREATE TABLE sponsorship.reservations (
     CONSTRAINT reservations_client_id_check CHECK (((char_length(client_id) >= 1) AND (char_length(client_id) <= 200))),
     CONSTRAINT reservations_max_cost_check CHECK (((max_cost)::numeric > (0)::numeric)),
     CONSTRAINT reservations_release_reason_check CHECK ((release_reason = ANY (ARRAY['cancelled'::text, 'expired'::text]))),
-    CONSTRAINT reservations_status_check CHECK ((status = ANY (ARRAY['active'::text, 'completed'::text, 'released'::text])))
+    CONSTRAINT reservations_status_check CHECK ((status = ANY (ARRAY['active'::text, 'completed'::text, 'released'::text]))),
+    CONSTRAINT reservations_pkey PRIMARY KEY (id)
 );
-
-ALTER TABLE ONLY sponsorship.reservations
-    ADD CONSTRAINT reservations_pkey PRIMARY KEY (id);
 
 create index reservations_active_actor_idx on sponsorship.reservations (sponsor_id, actor_address) where status = 'active';
 
@@ -419,7 +417,9 @@ CREATE TABLE sponsorship.sponsors (
     spent sponsorship.wei DEFAULT 0 NOT NULL,
     held sponsorship.wei DEFAULT 0 NOT NULL,
     created_at timestamp with time zone DEFAULT now() NOT NULL,
-    CONSTRAINT sponsors_not_overdrawn CHECK (((((deposited)::numeric - (spent)::numeric) - (held)::numeric) >= (0)::numeric))
+    CONSTRAINT sponsors_not_overdrawn CHECK (((((deposited)::numeric - (spent)::numeric) - (held)::numeric) >= (0)::numeric)),
+    CONSTRAINT sponsors_chain_id_wallet_address_key UNIQUE (chain_id, wallet_address),
+    CONSTRAINT sponsors_pkey PRIMARY KEY (id)
 );
 
 ALTER TABLE sponsorship.sponsors ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
@@ -430,12 +430,6 @@ ALTER TABLE sponsorship.sponsors ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTIT
     NO MAXVALUE
     CACHE 1
 );
-
-ALTER TABLE ONLY sponsorship.sponsors
-    ADD CONSTRAINT sponsors_chain_id_wallet_address_key UNIQUE (chain_id, wallet_address);
-
-ALTER TABLE ONLY sponsorship.sponsors
-    ADD CONSTRAINT sponsors_pkey PRIMARY KEY (id);
 
 ALTER TABLE sponsorship.sponsors ENABLE ROW LEVEL SECURITY;
 
@@ -809,11 +803,10 @@ CREATE TABLE sponsorship.settings (
     CONSTRAINT settings_actor_daily_count_check CHECK ((actor_daily_count >= 0)),
     CONSTRAINT settings_allowed_selectors_check CHECK ((array_to_string(allowed_selectors, ','::text) ~ '^(0x[0-9a-f]{8}(,0x[0-9a-f]{8})*)?$'::text)),
     CONSTRAINT settings_check CHECK (((active_from IS NULL) OR (active_until IS NULL) OR (active_from < active_until))),
-    CONSTRAINT settings_check1 CHECK (((cardinality(allowed_targets) <= 100) AND (cardinality(allowed_selectors) <= 100)))
+    CONSTRAINT settings_check1 CHECK (((cardinality(allowed_targets) <= 100) AND (cardinality(allowed_selectors) <= 100))),
+    CONSTRAINT settings_pkey PRIMARY KEY (sponsor_id),
+    CONSTRAINT settings_sponsor_id_fkey FOREIGN KEY (sponsor_id) REFERENCES sponsorship.sponsors(id)
 );
-
-ALTER TABLE ONLY sponsorship.settings
-    ADD CONSTRAINT settings_pkey PRIMARY KEY (sponsor_id);
 
 ALTER TABLE sponsorship.settings ENABLE ROW LEVEL SECURITY;
 
@@ -822,9 +815,6 @@ create policy settings_select_owner on sponsorship.settings for select to authen
 
 GRANT SELECT ON TABLE sponsorship.settings TO authenticated;
 GRANT SELECT ON TABLE sponsorship.settings TO service_role;
-
-ALTER TABLE ONLY sponsorship.settings
-    ADD CONSTRAINT settings_sponsor_id_fkey FOREIGN KEY (sponsor_id) REFERENCES sponsorship.sponsors(id);
 
 
 -- Settings
@@ -871,7 +861,10 @@ CREATE TABLE sponsorship.deposits (
     block_number bigint NOT NULL,
     recorded_by core.object_id NOT NULL,
     created_at timestamp with time zone DEFAULT now() NOT NULL,
-    CONSTRAINT deposits_amount_check CHECK (((amount)::numeric > (0)::numeric))
+    CONSTRAINT deposits_amount_check CHECK (((amount)::numeric > (0)::numeric)),
+    CONSTRAINT deposits_once UNIQUE (chain_id, tx_hash),
+    CONSTRAINT deposits_pkey PRIMARY KEY (id),
+    CONSTRAINT deposits_sponsor_id_fkey FOREIGN KEY (sponsor_id) REFERENCES sponsorship.sponsors(id)
 );
 
 ALTER TABLE sponsorship.deposits ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
@@ -883,12 +876,6 @@ ALTER TABLE sponsorship.deposits ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTIT
     CACHE 1
 );
 
-ALTER TABLE ONLY sponsorship.deposits
-    ADD CONSTRAINT deposits_once UNIQUE (chain_id, tx_hash);
-
-ALTER TABLE ONLY sponsorship.deposits
-    ADD CONSTRAINT deposits_pkey PRIMARY KEY (id);
-
 create index deposits_sponsor_idx on sponsorship.deposits (sponsor_id, id desc);
 
 ALTER TABLE sponsorship.deposits ENABLE ROW LEVEL SECURITY;
@@ -898,9 +885,6 @@ create policy deposits_select_owner on sponsorship.deposits for select to authen
 
 GRANT SELECT ON TABLE sponsorship.deposits TO authenticated;
 GRANT SELECT ON TABLE sponsorship.deposits TO service_role;
-
-ALTER TABLE ONLY sponsorship.deposits
-    ADD CONSTRAINT deposits_sponsor_id_fkey FOREIGN KEY (sponsor_id) REFERENCES sponsorship.sponsors(id);
 
 
 CREATE TABLE sponsorship.ledger_entries (
@@ -919,7 +903,11 @@ CASE kind
     WHEN 'release'::text THEN (reservation_id IS NOT NULL)
     ELSE (usage_id IS NOT NULL)
 END),
-    CONSTRAINT ledger_entries_kind_check CHECK ((kind = ANY (ARRAY['deposit'::text, 'hold'::text, 'release'::text, 'spend'::text])))
+    CONSTRAINT ledger_entries_kind_check CHECK ((kind = ANY (ARRAY['deposit'::text, 'hold'::text, 'release'::text, 'spend'::text]))),
+    CONSTRAINT ledger_entries_pkey PRIMARY KEY (id),
+    CONSTRAINT ledger_entries_deposit_id_fkey FOREIGN KEY (deposit_id) REFERENCES sponsorship.deposits(id),
+    CONSTRAINT ledger_entries_reservation_id_fkey FOREIGN KEY (reservation_id) REFERENCES sponsorship.reservations(id),
+    CONSTRAINT ledger_entries_sponsor_id_fkey FOREIGN KEY (sponsor_id) REFERENCES sponsorship.sponsors(id)
 );
 
 ALTER TABLE sponsorship.ledger_entries ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
@@ -930,9 +918,6 @@ ALTER TABLE sponsorship.ledger_entries ALTER COLUMN id ADD GENERATED ALWAYS AS I
     NO MAXVALUE
     CACHE 1
 );
-
-ALTER TABLE ONLY sponsorship.ledger_entries
-    ADD CONSTRAINT ledger_entries_pkey PRIMARY KEY (id);
 
 create index ledger_entries_sponsor_idx on sponsorship.ledger_entries (sponsor_id, id);
 
@@ -948,32 +933,19 @@ create policy ledger_select_owner on sponsorship.ledger_entries for select to au
 GRANT SELECT ON TABLE sponsorship.ledger_entries TO authenticated;
 GRANT SELECT ON TABLE sponsorship.ledger_entries TO service_role;
 
-ALTER TABLE ONLY sponsorship.ledger_entries
-    ADD CONSTRAINT ledger_entries_deposit_id_fkey FOREIGN KEY (deposit_id) REFERENCES sponsorship.deposits(id);
-
-ALTER TABLE ONLY sponsorship.ledger_entries
-    ADD CONSTRAINT ledger_entries_reservation_id_fkey FOREIGN KEY (reservation_id) REFERENCES sponsorship.reservations(id);
-
-ALTER TABLE ONLY sponsorship.ledger_entries
-    ADD CONSTRAINT ledger_entries_sponsor_id_fkey FOREIGN KEY (sponsor_id) REFERENCES sponsorship.sponsors(id);
-
 
 -- Daily totals per sponsor (UTC days), kept with the usage so a daily cap costs one row read.
 CREATE TABLE sponsorship.sponsor_days (
     sponsor_id bigint NOT NULL,
     day date NOT NULL,
-    spent sponsorship.wei DEFAULT 0 NOT NULL
+    spent sponsorship.wei DEFAULT 0 NOT NULL,
+    CONSTRAINT sponsor_days_pkey PRIMARY KEY (sponsor_id, day),
+    CONSTRAINT sponsor_days_sponsor_id_fkey FOREIGN KEY (sponsor_id) REFERENCES sponsorship.sponsors(id)
 );
-
-ALTER TABLE ONLY sponsorship.sponsor_days
-    ADD CONSTRAINT sponsor_days_pkey PRIMARY KEY (sponsor_id, day);
 
 ALTER TABLE sponsorship.sponsor_days ENABLE ROW LEVEL SECURITY;
 
 GRANT SELECT ON TABLE sponsorship.sponsor_days TO service_role;
-
-ALTER TABLE ONLY sponsorship.sponsor_days
-    ADD CONSTRAINT sponsor_days_sponsor_id_fkey FOREIGN KEY (sponsor_id) REFERENCES sponsorship.sponsors(id);
 
 
 CREATE TABLE sponsorship.usage (
@@ -995,7 +967,11 @@ CASE mode
     WHEN 'eip7702'::text THEN true
     ELSE (user_op_hash IS NULL)
 END),
-    CONSTRAINT usage_mode_check CHECK ((mode = ANY (ARRAY['eoa'::text, 'eip7702'::text, 'erc4337'::text, 'recorded'::text, 'relayed'::text])))
+    CONSTRAINT usage_mode_check CHECK ((mode = ANY (ARRAY['eoa'::text, 'eip7702'::text, 'erc4337'::text, 'recorded'::text, 'relayed'::text]))),
+    CONSTRAINT usage_pkey PRIMARY KEY (id),
+    CONSTRAINT usage_reservation_id_key UNIQUE (reservation_id),
+    CONSTRAINT usage_reservation_id_fkey FOREIGN KEY (reservation_id) REFERENCES sponsorship.reservations(id),
+    CONSTRAINT usage_sponsor_id_fkey FOREIGN KEY (sponsor_id) REFERENCES sponsorship.sponsors(id)
 );
 
 ALTER TABLE sponsorship.usage ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
@@ -1006,12 +982,6 @@ ALTER TABLE sponsorship.usage ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
     NO MAXVALUE
     CACHE 1
 );
-
-ALTER TABLE ONLY sponsorship.usage
-    ADD CONSTRAINT usage_pkey PRIMARY KEY (id);
-
-ALTER TABLE ONLY sponsorship.usage
-    ADD CONSTRAINT usage_reservation_id_key UNIQUE (reservation_id);
 
 create index usage_actor_day_idx on sponsorship.usage (sponsor_id, actor_address, created_at);
 
@@ -1029,12 +999,6 @@ create policy usage_select_owner on sponsorship.usage for select to authenticate
 GRANT SELECT ON TABLE sponsorship.usage TO authenticated;
 GRANT SELECT ON TABLE sponsorship.usage TO service_role;
 
-ALTER TABLE ONLY sponsorship.usage
-    ADD CONSTRAINT usage_reservation_id_fkey FOREIGN KEY (reservation_id) REFERENCES sponsorship.reservations(id);
-
-ALTER TABLE ONLY sponsorship.usage
-    ADD CONSTRAINT usage_sponsor_id_fkey FOREIGN KEY (sponsor_id) REFERENCES sponsorship.sponsors(id);
-
 
 CREATE TABLE sponsorship.verifications (
     id bigint NOT NULL,
@@ -1045,7 +1009,9 @@ CREATE TABLE sponsorship.verifications (
     gas_cost numeric NOT NULL,
     allowed boolean NOT NULL,
     reason text NOT NULL,
-    created_at timestamp with time zone DEFAULT now() NOT NULL
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT verifications_pkey PRIMARY KEY (id),
+    CONSTRAINT verifications_reservation_id_fkey FOREIGN KEY (reservation_id) REFERENCES sponsorship.reservations(id)
 );
 
 ALTER TABLE sponsorship.verifications ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
@@ -1057,17 +1023,11 @@ ALTER TABLE sponsorship.verifications ALTER COLUMN id ADD GENERATED ALWAYS AS ID
     CACHE 1
 );
 
-ALTER TABLE ONLY sponsorship.verifications
-    ADD CONSTRAINT verifications_pkey PRIMARY KEY (id);
-
 create index verifications_reservation_idx on sponsorship.verifications (reservation_id);
 
 ALTER TABLE sponsorship.verifications ENABLE ROW LEVEL SECURITY;
 
 GRANT SELECT ON TABLE sponsorship.verifications TO service_role;
-
-ALTER TABLE ONLY sponsorship.verifications
-    ADD CONSTRAINT verifications_reservation_id_fkey FOREIGN KEY (reservation_id) REFERENCES sponsorship.reservations(id);
 
 
 -- Foreign keys and policies that name a table or function defined below their own table.

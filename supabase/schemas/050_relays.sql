@@ -419,7 +419,10 @@ CREATE TABLE relays.attempts (
     created_at timestamp with time zone DEFAULT now() NOT NULL,
     broadcast_at timestamp with time zone,
     CONSTRAINT attempts_attempt_check CHECK (((attempt >= 1) AND (attempt <= 20))),
-    CONSTRAINT attempts_raw_tx_check CHECK ((raw_tx ~ '^0x([0-9a-f]{2})+$'::text))
+    CONSTRAINT attempts_raw_tx_check CHECK ((raw_tx ~ '^0x([0-9a-f]{2})+$'::text)),
+    CONSTRAINT attempts_pkey PRIMARY KEY (id),
+    CONSTRAINT attempts_relay_id_attempt_key UNIQUE (relay_id, attempt),
+    CONSTRAINT attempts_tx_hash_key UNIQUE (tx_hash)
 );
 
 ALTER TABLE relays.attempts ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
@@ -430,15 +433,6 @@ ALTER TABLE relays.attempts ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
     NO MAXVALUE
     CACHE 1
 );
-
-ALTER TABLE ONLY relays.attempts
-    ADD CONSTRAINT attempts_pkey PRIMARY KEY (id);
-
-ALTER TABLE ONLY relays.attempts
-    ADD CONSTRAINT attempts_relay_id_attempt_key UNIQUE (relay_id, attempt);
-
-ALTER TABLE ONLY relays.attempts
-    ADD CONSTRAINT attempts_tx_hash_key UNIQUE (tx_hash);
 
 ALTER TABLE relays.attempts ENABLE ROW LEVEL SECURITY;
 
@@ -467,27 +461,17 @@ CREATE TABLE relays.relays (
     CONSTRAINT relays_gas_limit_check CHECK (((gas_limit)::numeric > (0)::numeric)),
     CONSTRAINT relays_kind_check CHECK ((kind = ANY (ARRAY['venue_gasless'::text, 'nft_mint'::text, 'check_in'::text]))),
     CONSTRAINT relays_nonce_check CHECK ((nonce >= 0)),
-    CONSTRAINT relays_status_check CHECK ((status = ANY (ARRAY['signed'::text, 'sent'::text, 'mined'::text, 'failed'::text])))
+    CONSTRAINT relays_status_check CHECK ((status = ANY (ARRAY['signed'::text, 'sent'::text, 'mined'::text, 'failed'::text]))),
+    CONSTRAINT relays_nonce_once UNIQUE (chain_id, relayer, nonce),
+    CONSTRAINT relays_pkey PRIMARY KEY (id),
+    CONSTRAINT relays_reservation_id_key UNIQUE (reservation_id),
+    CONSTRAINT relays_reservation_id_fkey FOREIGN KEY (reservation_id) REFERENCES sponsorship.reservations(id),
+    CONSTRAINT relays_usage_id_fkey FOREIGN KEY (usage_id) REFERENCES sponsorship.usage(id)
 );
-
-ALTER TABLE ONLY relays.relays
-    ADD CONSTRAINT relays_nonce_once UNIQUE (chain_id, relayer, nonce);
-
-ALTER TABLE ONLY relays.relays
-    ADD CONSTRAINT relays_pkey PRIMARY KEY (id);
-
-ALTER TABLE ONLY relays.relays
-    ADD CONSTRAINT relays_reservation_id_key UNIQUE (reservation_id);
 
 create index relays_pending_idx on relays.relays (chain_id, relayer, nonce) where status in ('signed', 'sent');
 
 ALTER TABLE relays.relays ENABLE ROW LEVEL SECURITY;
-
-ALTER TABLE ONLY relays.relays
-    ADD CONSTRAINT relays_reservation_id_fkey FOREIGN KEY (reservation_id) REFERENCES sponsorship.reservations(id);
-
-ALTER TABLE ONLY relays.relays
-    ADD CONSTRAINT relays_usage_id_fkey FOREIGN KEY (usage_id) REFERENCES sponsorship.usage(id);
 
 
 -- The relayer's pending relays: not mined nor failed, each with its attempts (newest first) and the
@@ -538,11 +522,9 @@ CREATE TABLE relays.relayer_accounts (
     address sponsorship.address NOT NULL,
     next_nonce bigint NOT NULL,
     synced_at timestamp with time zone,
-    CONSTRAINT relayer_accounts_next_nonce_check CHECK ((next_nonce >= 0))
+    CONSTRAINT relayer_accounts_next_nonce_check CHECK ((next_nonce >= 0)),
+    CONSTRAINT relayer_accounts_pkey PRIMARY KEY (chain_id, address)
 );
-
-ALTER TABLE ONLY relays.relayer_accounts
-    ADD CONSTRAINT relayer_accounts_pkey PRIMARY KEY (chain_id, address);
 
 ALTER TABLE relays.relayer_accounts ENABLE ROW LEVEL SECURITY;
 

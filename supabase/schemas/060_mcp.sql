@@ -139,7 +139,10 @@ CREATE TABLE mcp.tool_calls (
     CONSTRAINT tool_calls_outcome_check CHECK ((outcome = ANY (ARRAY['ok'::text, 'error'::text]))),
     CONSTRAINT tool_calls_request_id_check CHECK (((char_length(request_id) >= 1) AND (char_length(request_id) <= 200))),
     CONSTRAINT tool_calls_scopes_check CHECK ((cardinality(scopes) <= 100)),
-    CONSTRAINT tool_calls_tool_check CHECK (((char_length(tool) >= 1) AND (char_length(tool) <= 128)))
+    CONSTRAINT tool_calls_tool_check CHECK (((char_length(tool) >= 1) AND (char_length(tool) <= 128))),
+    CONSTRAINT tool_calls_pkey PRIMARY KEY (id),
+    CONSTRAINT tool_calls_api_key_id_fkey FOREIGN KEY (api_key_id) REFERENCES core.api_keys(id) ON DELETE SET NULL,
+    CONSTRAINT tool_calls_user_id_fkey FOREIGN KEY (user_id) REFERENCES core.users(id) ON DELETE CASCADE
 );
 
 ALTER TABLE mcp.tool_calls ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
@@ -151,9 +154,6 @@ ALTER TABLE mcp.tool_calls ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
     CACHE 1
 );
 
-ALTER TABLE ONLY mcp.tool_calls
-    ADD CONSTRAINT tool_calls_pkey PRIMARY KEY (id);
-
 create index tool_calls_created_at_idx on mcp.tool_calls (created_at);
 
 create index tool_calls_user_created on mcp.tool_calls (user_id, created_at desc, id desc);
@@ -164,12 +164,6 @@ create policy tool_calls_select_owner on mcp.tool_calls for select to authentica
   using (user_id = (select core.current_user_id()));
 
 GRANT SELECT ON TABLE mcp.tool_calls TO authenticated;
-
-ALTER TABLE ONLY mcp.tool_calls
-    ADD CONSTRAINT tool_calls_api_key_id_fkey FOREIGN KEY (api_key_id) REFERENCES core.api_keys(id) ON DELETE SET NULL;
-
-ALTER TABLE ONLY mcp.tool_calls
-    ADD CONSTRAINT tool_calls_user_id_fkey FOREIGN KEY (user_id) REFERENCES core.users(id) ON DELETE CASCADE;
 
 
 -- Background jobs, run by pg_cron as service_jobs (core.schedule_job: scheduling a job of the same

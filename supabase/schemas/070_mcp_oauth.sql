@@ -553,11 +553,9 @@ CREATE TABLE mcp_oauth.authorization_codes (
     expires_at timestamp with time zone NOT NULL,
     consumed_at timestamp with time zone,
     CONSTRAINT authorization_codes_code_challenge_check CHECK ((code_challenge ~ '^[A-Za-z0-9_-]{43}$'::text)),
-    CONSTRAINT authorization_codes_code_hash_check CHECK ((octet_length(code_hash) = 32))
+    CONSTRAINT authorization_codes_code_hash_check CHECK ((octet_length(code_hash) = 32)),
+    CONSTRAINT authorization_codes_pkey PRIMARY KEY (code_hash)
 );
-
-ALTER TABLE ONLY mcp_oauth.authorization_codes
-    ADD CONSTRAINT authorization_codes_pkey PRIMARY KEY (code_hash);
 
 ALTER TABLE mcp_oauth.authorization_codes ENABLE ROW LEVEL SECURITY;
 
@@ -568,16 +566,12 @@ CREATE TABLE mcp_oauth.browser_sessions (
     user_id core.object_id NOT NULL,
     expires_at timestamp with time zone NOT NULL,
     created_at timestamp with time zone DEFAULT now() NOT NULL,
-    CONSTRAINT browser_sessions_token_hash_check CHECK ((octet_length(token_hash) = 32))
+    CONSTRAINT browser_sessions_token_hash_check CHECK ((octet_length(token_hash) = 32)),
+    CONSTRAINT browser_sessions_pkey PRIMARY KEY (token_hash),
+    CONSTRAINT browser_sessions_user_id_fkey FOREIGN KEY (user_id) REFERENCES core.users(id) ON DELETE CASCADE
 );
 
-ALTER TABLE ONLY mcp_oauth.browser_sessions
-    ADD CONSTRAINT browser_sessions_pkey PRIMARY KEY (token_hash);
-
 ALTER TABLE mcp_oauth.browser_sessions ENABLE ROW LEVEL SECURITY;
-
-ALTER TABLE ONLY mcp_oauth.browser_sessions
-    ADD CONSTRAINT browser_sessions_user_id_fkey FOREIGN KEY (user_id) REFERENCES core.users(id) ON DELETE CASCADE;
 
 
 -- Clients: registered by Dynamic Client Registration, or cached Client ID Metadata Documents
@@ -597,11 +591,9 @@ CREATE TABLE mcp_oauth.clients (
     CONSTRAINT clients_client_name_check CHECK (((char_length(client_name) >= 1) AND (char_length(client_name) <= 200))),
     CONSTRAINT clients_client_uri_check CHECK ((char_length(client_uri) <= 2048)),
     CONSTRAINT clients_kind_check CHECK ((kind = ANY (ARRAY['registered'::text, 'metadata_document'::text]))),
-    CONSTRAINT clients_redirect_uris_check CHECK (((cardinality(redirect_uris) >= 1) AND (cardinality(redirect_uris) <= 20)))
+    CONSTRAINT clients_redirect_uris_check CHECK (((cardinality(redirect_uris) >= 1) AND (cardinality(redirect_uris) <= 20))),
+    CONSTRAINT clients_pkey PRIMARY KEY (client_id)
 );
-
-ALTER TABLE ONLY mcp_oauth.clients
-    ADD CONSTRAINT clients_pkey PRIMARY KEY (client_id);
 
 ALTER TABLE mcp_oauth.clients ENABLE ROW LEVEL SECURITY;
 
@@ -628,11 +620,10 @@ CREATE TABLE mcp_oauth.grants (
     CONSTRAINT grants_redirect_uri_check CHECK ((char_length(redirect_uri) <= 2048)),
     CONSTRAINT grants_resource_check CHECK ((char_length(resource) <= 2048)),
     CONSTRAINT grants_revoked_reason_check CHECK ((revoked_reason = ANY (ARRAY['user'::text, 'client'::text, 'refresh_token_reuse'::text, 'authorization_code_reuse'::text]))),
-    CONSTRAINT grants_scopes_check CHECK (((cardinality(scopes) >= 1) AND (cardinality(scopes) <= 50)))
+    CONSTRAINT grants_scopes_check CHECK (((cardinality(scopes) >= 1) AND (cardinality(scopes) <= 50))),
+    CONSTRAINT grants_pkey PRIMARY KEY (id),
+    CONSTRAINT grants_user_id_fkey FOREIGN KEY (user_id) REFERENCES core.users(id) ON DELETE CASCADE
 );
-
-ALTER TABLE ONLY mcp_oauth.grants
-    ADD CONSTRAINT grants_pkey PRIMARY KEY (id);
 
 create index grants_user_id_idx on mcp_oauth.grants (user_id, created_at desc);
 
@@ -662,9 +653,6 @@ GRANT SELECT(revoked_at) ON TABLE mcp_oauth.grants TO authenticated;
 
 GRANT SELECT(revoked_reason) ON TABLE mcp_oauth.grants TO authenticated;
 
-ALTER TABLE ONLY mcp_oauth.grants
-    ADD CONSTRAINT grants_user_id_fkey FOREIGN KEY (user_id) REFERENCES core.users(id) ON DELETE CASCADE;
-
 
 CREATE TABLE mcp_oauth.refresh_tokens (
     token_hash bytea NOT NULL,
@@ -672,18 +660,14 @@ CREATE TABLE mcp_oauth.refresh_tokens (
     expires_at timestamp with time zone NOT NULL,
     rotated_at timestamp with time zone,
     created_at timestamp with time zone DEFAULT now() NOT NULL,
-    CONSTRAINT refresh_tokens_token_hash_check CHECK ((octet_length(token_hash) = 32))
+    CONSTRAINT refresh_tokens_token_hash_check CHECK ((octet_length(token_hash) = 32)),
+    CONSTRAINT refresh_tokens_pkey PRIMARY KEY (token_hash),
+    CONSTRAINT refresh_tokens_grant_id_fkey FOREIGN KEY (grant_id) REFERENCES mcp_oauth.grants(id) ON DELETE CASCADE
 );
-
-ALTER TABLE ONLY mcp_oauth.refresh_tokens
-    ADD CONSTRAINT refresh_tokens_pkey PRIMARY KEY (token_hash);
 
 create index refresh_tokens_grant_id_idx on mcp_oauth.refresh_tokens (grant_id);
 
 ALTER TABLE mcp_oauth.refresh_tokens ENABLE ROW LEVEL SECURITY;
-
-ALTER TABLE ONLY mcp_oauth.refresh_tokens
-    ADD CONSTRAINT refresh_tokens_grant_id_fkey FOREIGN KEY (grant_id) REFERENCES mcp_oauth.grants(id) ON DELETE CASCADE;
 
 
 -- Access tokens are JWTs checked by signature; one revoked on its own (RFC 7009) is listed here
@@ -691,16 +675,12 @@ ALTER TABLE ONLY mcp_oauth.refresh_tokens
 CREATE TABLE mcp_oauth.revoked_access_tokens (
     jti uuid NOT NULL,
     grant_id core.object_id NOT NULL,
-    expires_at timestamp with time zone NOT NULL
+    expires_at timestamp with time zone NOT NULL,
+    CONSTRAINT revoked_access_tokens_pkey PRIMARY KEY (jti),
+    CONSTRAINT revoked_access_tokens_grant_id_fkey FOREIGN KEY (grant_id) REFERENCES mcp_oauth.grants(id) ON DELETE CASCADE
 );
 
-ALTER TABLE ONLY mcp_oauth.revoked_access_tokens
-    ADD CONSTRAINT revoked_access_tokens_pkey PRIMARY KEY (jti);
-
 ALTER TABLE mcp_oauth.revoked_access_tokens ENABLE ROW LEVEL SECURITY;
-
-ALTER TABLE ONLY mcp_oauth.revoked_access_tokens
-    ADD CONSTRAINT revoked_access_tokens_grant_id_fkey FOREIGN KEY (grant_id) REFERENCES mcp_oauth.grants(id) ON DELETE CASCADE;
 
 
 -- Sign-in codes: one-time, short-lived, hashed, attempt-capped
@@ -715,11 +695,9 @@ CREATE TABLE mcp_oauth.sign_in_codes (
     requested_by text,
     CONSTRAINT sign_in_codes_attempts_check CHECK ((attempts >= 0)),
     CONSTRAINT sign_in_codes_code_hash_check CHECK ((octet_length(code_hash) = 32)),
-    CONSTRAINT sign_in_codes_email_check CHECK (((email ~ '^[^@\s]+@[^@\s]+$'::text) AND (char_length(email) <= 320)))
+    CONSTRAINT sign_in_codes_email_check CHECK (((email ~ '^[^@\s]+@[^@\s]+$'::text) AND (char_length(email) <= 320))),
+    CONSTRAINT sign_in_codes_pkey PRIMARY KEY (id)
 );
-
-ALTER TABLE ONLY mcp_oauth.sign_in_codes
-    ADD CONSTRAINT sign_in_codes_pkey PRIMARY KEY (id);
 
 create index sign_in_codes_email_idx on mcp_oauth.sign_in_codes (lower(email), created_at);
 

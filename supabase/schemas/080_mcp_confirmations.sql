@@ -193,26 +193,18 @@ CREATE TABLE mcp_confirmations.confirmations (
     CONSTRAINT confirmations_kind_check CHECK ((kind = ANY (ARRAY['wallet_link'::text, 'sponsorship_settings'::text, 'sponsored_deposit'::text]))),
     CONSTRAINT confirmations_outcome_check CHECK (((outcome IS NULL) OR (octet_length((outcome)::text) <= 16384))),
     CONSTRAINT confirmations_status_check CHECK ((status = ANY (ARRAY['pending'::text, 'approving'::text, 'approved'::text, 'refused'::text, 'failed'::text]))),
-    CONSTRAINT confirmations_token_hash_check CHECK ((octet_length(token_hash) = 32))
+    CONSTRAINT confirmations_token_hash_check CHECK ((octet_length(token_hash) = 32)),
+    CONSTRAINT confirmations_pkey PRIMARY KEY (id),
+    CONSTRAINT confirmations_token_hash_key UNIQUE (token_hash),
+    CONSTRAINT confirmations_grant_id_fkey FOREIGN KEY (grant_id) REFERENCES mcp_oauth.grants(id) ON DELETE CASCADE,
+    CONSTRAINT confirmations_user_id_fkey FOREIGN KEY (user_id) REFERENCES core.users(id) ON DELETE CASCADE
 );
-
-ALTER TABLE ONLY mcp_confirmations.confirmations
-    ADD CONSTRAINT confirmations_pkey PRIMARY KEY (id);
-
-ALTER TABLE ONLY mcp_confirmations.confirmations
-    ADD CONSTRAINT confirmations_token_hash_key UNIQUE (token_hash);
 
 create index confirmations_grant_id_idx on mcp_confirmations.confirmations (grant_id);
 
 create index confirmations_user_idx on mcp_confirmations.confirmations (user_id, created_at);
 
 ALTER TABLE mcp_confirmations.confirmations ENABLE ROW LEVEL SECURITY;
-
-ALTER TABLE ONLY mcp_confirmations.confirmations
-    ADD CONSTRAINT confirmations_grant_id_fkey FOREIGN KEY (grant_id) REFERENCES mcp_oauth.grants(id) ON DELETE CASCADE;
-
-ALTER TABLE ONLY mcp_confirmations.confirmations
-    ADD CONSTRAINT confirmations_user_id_fkey FOREIGN KEY (user_id) REFERENCES core.users(id) ON DELETE CASCADE;
 
 
 -- What a caller sees of a link: a pending row past its expiry is expired; an approving row whose

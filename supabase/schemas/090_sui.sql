@@ -76,17 +76,12 @@ CREATE TABLE sui.collections (
     CONSTRAINT collections_request_hash_check CHECK ((octet_length(request_hash) = 32)),
     CONSTRAINT collections_status_check CHECK ((status = ANY (ARRAY['pending'::text, 'published'::text, 'failed'::text]))),
     CONSTRAINT collections_tx_bytes_check CHECK ((char_length(tx_bytes) <= 65536)),
-    CONSTRAINT collections_tx_signature_check CHECK ((char_length(tx_signature) <= 4096))
+    CONSTRAINT collections_tx_signature_check CHECK ((char_length(tx_signature) <= 4096)),
+    CONSTRAINT collections_digest_key UNIQUE (digest),
+    CONSTRAINT collections_owner_id_client_reference_key UNIQUE (owner_id, client_reference),
+    CONSTRAINT collections_pkey PRIMARY KEY (id),
+    CONSTRAINT collections_owner_id_fkey FOREIGN KEY (owner_id) REFERENCES core.users(id) ON DELETE CASCADE
 );
-
-ALTER TABLE ONLY sui.collections
-    ADD CONSTRAINT collections_digest_key UNIQUE (digest);
-
-ALTER TABLE ONLY sui.collections
-    ADD CONSTRAINT collections_owner_id_client_reference_key UNIQUE (owner_id, client_reference);
-
-ALTER TABLE ONLY sui.collections
-    ADD CONSTRAINT collections_pkey PRIMARY KEY (id);
 
 create index collections_owner_listing on sui.collections (owner_id, created_at desc, id desc);
 
@@ -98,9 +93,6 @@ create policy collections_select_owner on sui.collections for select to authenti
   using (owner_id = core.current_user_id());
 
 GRANT SELECT ON TABLE sui.collections TO authenticated;
-
-ALTER TABLE ONLY sui.collections
-    ADD CONSTRAINT collections_owner_id_fkey FOREIGN KEY (owner_id) REFERENCES core.users(id) ON DELETE CASCADE;
 
 
 -- The caller's row for `p_reference`, created when new. Refuses an organiser that is not one of the
@@ -233,11 +225,9 @@ CREATE TABLE sui.signer_leases (
     network sui.network NOT NULL,
     signer sui.object_id NOT NULL,
     holder uuid NOT NULL,
-    leased_until timestamp with time zone NOT NULL
+    leased_until timestamp with time zone NOT NULL,
+    CONSTRAINT signer_leases_pkey PRIMARY KEY (network, signer)
 );
-
-ALTER TABLE ONLY sui.signer_leases
-    ADD CONSTRAINT signer_leases_pkey PRIMARY KEY (network, signer);
 
 ALTER TABLE sui.signer_leases ENABLE ROW LEVEL SECURITY;
 

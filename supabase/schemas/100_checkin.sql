@@ -205,11 +205,10 @@ CREATE TABLE checkin.bracelets (
     CONSTRAINT bracelets_kind_check CHECK ((kind = ANY (ARRAY['plain'::text, 'sun'::text]))),
     CONSTRAINT bracelets_last_counter_check CHECK ((last_counter >= 0)),
     CONSTRAINT bracelets_status_check CHECK ((status = ANY (ARRAY['bound'::text, 'unbound'::text, 'lost'::text]))),
-    CONSTRAINT bracelets_uid_check CHECK ((uid ~ '^([0-9A-F]{8}|[0-9A-F]{14}|[0-9A-F]{20})$'::text))
+    CONSTRAINT bracelets_uid_check CHECK ((uid ~ '^([0-9A-F]{8}|[0-9A-F]{14}|[0-9A-F]{20})$'::text)),
+    CONSTRAINT bracelets_pkey PRIMARY KEY (id),
+    CONSTRAINT bracelets_event_id_fkey FOREIGN KEY (event_id) REFERENCES community.events(id) ON DELETE CASCADE
 );
-
-ALTER TABLE ONLY checkin.bracelets
-    ADD CONSTRAINT bracelets_pkey PRIMARY KEY (id);
 
 create unique index bracelets_bound_reservation on checkin.bracelets (reservation_id) where status = 'bound';
 
@@ -220,9 +219,6 @@ create index bracelets_uid_history on checkin.bracelets (event_id, uid, bound_at
 ALTER TABLE checkin.bracelets ENABLE ROW LEVEL SECURITY;
 
 GRANT SELECT ON TABLE checkin.bracelets TO authenticated;
-
-ALTER TABLE ONLY checkin.bracelets
-    ADD CONSTRAINT bracelets_event_id_fkey FOREIGN KEY (event_id) REFERENCES community.events(id) ON DELETE CASCADE;
 
 
 CREATE FUNCTION checkin.bracelet_json(b checkin.bracelets) RETURNS json
@@ -632,16 +628,12 @@ CREATE TABLE checkin.event_settings (
     registration_closes_at timestamp with time zone,
     updated_at timestamp with time zone DEFAULT now() NOT NULL,
     CONSTRAINT event_settings_capacity_check CHECK (((capacity >= 1) AND (capacity <= 1000000))),
-    CONSTRAINT event_settings_check CHECK (((registration_opens_at IS NULL) OR (registration_closes_at IS NULL) OR (registration_opens_at < registration_closes_at)))
+    CONSTRAINT event_settings_check CHECK (((registration_opens_at IS NULL) OR (registration_closes_at IS NULL) OR (registration_opens_at < registration_closes_at))),
+    CONSTRAINT event_settings_pkey PRIMARY KEY (event_id),
+    CONSTRAINT event_settings_event_id_fkey FOREIGN KEY (event_id) REFERENCES community.events(id) ON DELETE CASCADE
 );
 
-ALTER TABLE ONLY checkin.event_settings
-    ADD CONSTRAINT event_settings_pkey PRIMARY KEY (event_id);
-
 ALTER TABLE checkin.event_settings ENABLE ROW LEVEL SECURITY;
-
-ALTER TABLE ONLY checkin.event_settings
-    ADD CONSTRAINT event_settings_event_id_fkey FOREIGN KEY (event_id) REFERENCES community.events(id) ON DELETE CASCADE;
 
 
 -- The event's settings row, created when missing, locked: every change to the event's seats
@@ -678,11 +670,11 @@ CREATE TABLE checkin.reservations (
     decided_at timestamp with time zone,
     search_text text GENERATED ALWAYS AS (lower(((attendee_name || ' '::text) || COALESCE(attendee_email, ''::text)))) STORED,
     CONSTRAINT reservations_attendee_name_check CHECK (((char_length(attendee_name) >= 1) AND (char_length(attendee_name) <= 320))),
-    CONSTRAINT reservations_ticket_version_check CHECK ((ticket_version > 0))
+    CONSTRAINT reservations_ticket_version_check CHECK ((ticket_version > 0)),
+    CONSTRAINT reservations_pkey PRIMARY KEY (id),
+    CONSTRAINT reservations_event_id_fkey FOREIGN KEY (event_id) REFERENCES community.events(id) ON DELETE CASCADE,
+    CONSTRAINT reservations_user_id_fkey FOREIGN KEY (user_id) REFERENCES core.users(id) ON DELETE CASCADE
 );
-
-ALTER TABLE ONLY checkin.reservations
-    ADD CONSTRAINT reservations_pkey PRIMARY KEY (id);
 
 create index reservations_event_listing on checkin.reservations (event_id, created_at, id);
 
@@ -698,12 +690,6 @@ create index reservations_user_listing on checkin.reservations (user_id, created
 ALTER TABLE checkin.reservations ENABLE ROW LEVEL SECURITY;
 
 GRANT SELECT ON TABLE checkin.reservations TO authenticated;
-
-ALTER TABLE ONLY checkin.reservations
-    ADD CONSTRAINT reservations_event_id_fkey FOREIGN KEY (event_id) REFERENCES community.events(id) ON DELETE CASCADE;
-
-ALTER TABLE ONLY checkin.reservations
-    ADD CONSTRAINT reservations_user_id_fkey FOREIGN KEY (user_id) REFERENCES core.users(id) ON DELETE CASCADE;
 
 
 -- The reservation, locked, with the caller's standing: the person's own, or the event's owner/staff.
@@ -1243,11 +1229,14 @@ CREATE TABLE checkin.scans (
     CONSTRAINT scans_direction_check CHECK ((direction = ANY (ARRAY['entry'::text, 'exit'::text]))),
     CONSTRAINT scans_method_check CHECK ((method = ANY (ARRAY['qr'::text, 'bracelet'::text, 'manual'::text]))),
     CONSTRAINT scans_nonce_check CHECK ((nonce ~ '^[A-Za-z0-9._:-]{8,64}$'::text)),
-    CONSTRAINT scans_result_check CHECK ((result = ANY (ARRAY['admitted'::text, 'exited'::text, 'unknown'::text, 'wrong_event'::text, 'not_approved'::text, 'revoked'::text, 'already_inside'::text, 'not_inside'::text, 'access_denied'::text, 'access_unavailable'::text, 'token_already_used'::text, 'replayed_counter'::text, 'nonce_reused'::text, 'clock_skew'::text])))
+    CONSTRAINT scans_result_check CHECK ((result = ANY (ARRAY['admitted'::text, 'exited'::text, 'unknown'::text, 'wrong_event'::text, 'not_approved'::text, 'revoked'::text, 'already_inside'::text, 'not_inside'::text, 'access_denied'::text, 'access_unavailable'::text, 'token_already_used'::text, 'replayed_counter'::text, 'nonce_reused'::text, 'clock_skew'::text]))),
+    CONSTRAINT scans_pkey PRIMARY KEY (id),
+    CONSTRAINT scans_bracelet_id_fkey FOREIGN KEY (bracelet_id) REFERENCES checkin.bracelets(id) ON DELETE CASCADE,
+    CONSTRAINT scans_event_id_fkey FOREIGN KEY (event_id) REFERENCES community.events(id) ON DELETE CASCADE,
+    CONSTRAINT scans_reservation_id_fkey FOREIGN KEY (reservation_id) REFERENCES checkin.reservations(id) ON DELETE CASCADE,
+    CONSTRAINT scans_scanned_by_fkey FOREIGN KEY (scanned_by) REFERENCES core.users(id),
+    CONSTRAINT scans_undone_by_fkey FOREIGN KEY (undone_by) REFERENCES core.users(id)
 );
-
-ALTER TABLE ONLY checkin.scans
-    ADD CONSTRAINT scans_pkey PRIMARY KEY (id);
 
 create unique index scans_one_per_nonce on checkin.scans (event_id, device_id, nonce) where result <> 'nonce_reused';
 
@@ -1258,21 +1247,6 @@ ALTER TABLE checkin.scans ENABLE ROW LEVEL SECURITY;
 create policy scans_select_staff on checkin.scans for select to authenticated using (checkin.may_scan(event_id));
 
 GRANT SELECT ON TABLE checkin.scans TO authenticated;
-
-ALTER TABLE ONLY checkin.scans
-    ADD CONSTRAINT scans_bracelet_id_fkey FOREIGN KEY (bracelet_id) REFERENCES checkin.bracelets(id) ON DELETE CASCADE;
-
-ALTER TABLE ONLY checkin.scans
-    ADD CONSTRAINT scans_event_id_fkey FOREIGN KEY (event_id) REFERENCES community.events(id) ON DELETE CASCADE;
-
-ALTER TABLE ONLY checkin.scans
-    ADD CONSTRAINT scans_reservation_id_fkey FOREIGN KEY (reservation_id) REFERENCES checkin.reservations(id) ON DELETE CASCADE;
-
-ALTER TABLE ONLY checkin.scans
-    ADD CONSTRAINT scans_scanned_by_fkey FOREIGN KEY (scanned_by) REFERENCES core.users(id);
-
-ALTER TABLE ONLY checkin.scans
-    ADD CONSTRAINT scans_undone_by_fkey FOREIGN KEY (undone_by) REFERENCES core.users(id);
 
 
 CREATE FUNCTION checkin.scan_json(s checkin.scans, p_attendee text, p_replayed boolean) RETURNS json
@@ -1368,28 +1342,16 @@ CREATE TABLE checkin.attendance_mints (
     collection_id core.object_id NOT NULL,
     scan_id core.object_id NOT NULL,
     relay_id core.object_id NOT NULL,
-    created_at timestamp with time zone DEFAULT now() NOT NULL
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT attendance_mints_pkey PRIMARY KEY (reservation_id, collection_id),
+    CONSTRAINT attendance_mints_relay_id_key UNIQUE (relay_id),
+    CONSTRAINT attendance_mints_collection_id_fkey FOREIGN KEY (collection_id) REFERENCES checkout.collections(id) ON DELETE CASCADE,
+    CONSTRAINT attendance_mints_relay_id_fkey FOREIGN KEY (relay_id) REFERENCES relays.relays(id),
+    CONSTRAINT attendance_mints_reservation_id_fkey FOREIGN KEY (reservation_id) REFERENCES checkin.reservations(id) ON DELETE CASCADE,
+    CONSTRAINT attendance_mints_scan_id_fkey FOREIGN KEY (scan_id) REFERENCES checkin.scans(id) ON DELETE CASCADE
 );
 
-ALTER TABLE ONLY checkin.attendance_mints
-    ADD CONSTRAINT attendance_mints_pkey PRIMARY KEY (reservation_id, collection_id);
-
-ALTER TABLE ONLY checkin.attendance_mints
-    ADD CONSTRAINT attendance_mints_relay_id_key UNIQUE (relay_id);
-
 ALTER TABLE checkin.attendance_mints ENABLE ROW LEVEL SECURITY;
-
-ALTER TABLE ONLY checkin.attendance_mints
-    ADD CONSTRAINT attendance_mints_collection_id_fkey FOREIGN KEY (collection_id) REFERENCES checkout.collections(id) ON DELETE CASCADE;
-
-ALTER TABLE ONLY checkin.attendance_mints
-    ADD CONSTRAINT attendance_mints_relay_id_fkey FOREIGN KEY (relay_id) REFERENCES relays.relays(id);
-
-ALTER TABLE ONLY checkin.attendance_mints
-    ADD CONSTRAINT attendance_mints_reservation_id_fkey FOREIGN KEY (reservation_id) REFERENCES checkin.reservations(id) ON DELETE CASCADE;
-
-ALTER TABLE ONLY checkin.attendance_mints
-    ADD CONSTRAINT attendance_mints_scan_id_fkey FOREIGN KEY (scan_id) REFERENCES checkin.scans(id) ON DELETE CASCADE;
 
 
 -- Holdings evidence
@@ -1401,11 +1363,10 @@ CREATE TABLE checkin.holdings (
     satisfied boolean NOT NULL,
     evidence jsonb NOT NULL,
     read_at timestamp with time zone DEFAULT now() NOT NULL,
-    CONSTRAINT holdings_rule_key_check CHECK ((char_length(rule_key) <= 400))
+    CONSTRAINT holdings_rule_key_check CHECK ((char_length(rule_key) <= 400)),
+    CONSTRAINT holdings_pkey PRIMARY KEY (user_id, rule_key),
+    CONSTRAINT holdings_user_id_fkey FOREIGN KEY (user_id) REFERENCES core.users(id) ON DELETE CASCADE
 );
-
-ALTER TABLE ONLY checkin.holdings
-    ADD CONSTRAINT holdings_pkey PRIMARY KEY (user_id, rule_key);
 
 ALTER TABLE checkin.holdings ENABLE ROW LEVEL SECURITY;
 
@@ -1414,30 +1375,21 @@ create policy holdings_select_self on checkin.holdings for select to authenticat
 
 GRANT SELECT ON TABLE checkin.holdings TO authenticated;
 
-ALTER TABLE ONLY checkin.holdings
-    ADD CONSTRAINT holdings_user_id_fkey FOREIGN KEY (user_id) REFERENCES core.users(id) ON DELETE CASCADE;
-
 
 CREATE TABLE checkin.staff (
     event_id core.object_id NOT NULL,
     user_id core.object_id NOT NULL,
     role text DEFAULT 'checker'::text NOT NULL,
     added_at timestamp with time zone DEFAULT now() NOT NULL,
-    CONSTRAINT staff_role_check CHECK ((role = 'checker'::text))
+    CONSTRAINT staff_role_check CHECK ((role = 'checker'::text)),
+    CONSTRAINT staff_pkey PRIMARY KEY (event_id, user_id),
+    CONSTRAINT staff_event_id_fkey FOREIGN KEY (event_id) REFERENCES community.events(id) ON DELETE CASCADE,
+    CONSTRAINT staff_user_id_fkey FOREIGN KEY (user_id) REFERENCES core.users(id) ON DELETE CASCADE
 );
-
-ALTER TABLE ONLY checkin.staff
-    ADD CONSTRAINT staff_pkey PRIMARY KEY (event_id, user_id);
 
 create index staff_user_idx on checkin.staff (user_id);
 
 ALTER TABLE checkin.staff ENABLE ROW LEVEL SECURITY;
-
-ALTER TABLE ONLY checkin.staff
-    ADD CONSTRAINT staff_event_id_fkey FOREIGN KEY (event_id) REFERENCES community.events(id) ON DELETE CASCADE;
-
-ALTER TABLE ONLY checkin.staff
-    ADD CONSTRAINT staff_user_id_fkey FOREIGN KEY (user_id) REFERENCES core.users(id) ON DELETE CASCADE;
 
 
 -- SUN tags
@@ -1451,11 +1403,9 @@ CREATE TABLE checkin.sun_tags (
     updated_at timestamp with time zone DEFAULT now() NOT NULL,
     CONSTRAINT sun_tags_key_set_check CHECK ((key_set ~ '^[0-9a-f]{16}$'::text)),
     CONSTRAINT sun_tags_last_counter_check CHECK (((last_counter >= 0) AND (last_counter <= 16777215))),
-    CONSTRAINT sun_tags_uid_check CHECK ((uid ~ '^[0-9A-F]{14}$'::text))
+    CONSTRAINT sun_tags_uid_check CHECK ((uid ~ '^[0-9A-F]{14}$'::text)),
+    CONSTRAINT sun_tags_pkey PRIMARY KEY (uid, key_set)
 );
-
-ALTER TABLE ONLY checkin.sun_tags
-    ADD CONSTRAINT sun_tags_pkey PRIMARY KEY (uid, key_set);
 
 ALTER TABLE checkin.sun_tags ENABLE ROW LEVEL SECURITY;
 
@@ -1468,22 +1418,14 @@ CREATE TABLE checkin.token_claims (
     reservation_id core.object_id NOT NULL,
     scan_id core.object_id NOT NULL,
     claimed_at timestamp with time zone DEFAULT now() NOT NULL,
-    CONSTRAINT token_claims_token_key_check CHECK ((char_length(token_key) <= 600))
+    CONSTRAINT token_claims_token_key_check CHECK ((char_length(token_key) <= 600)),
+    CONSTRAINT token_claims_pkey PRIMARY KEY (event_id, token_key),
+    CONSTRAINT token_claims_event_id_fkey FOREIGN KEY (event_id) REFERENCES community.events(id) ON DELETE CASCADE,
+    CONSTRAINT token_claims_reservation_id_fkey FOREIGN KEY (reservation_id) REFERENCES checkin.reservations(id) ON DELETE CASCADE,
+    CONSTRAINT token_claims_scan_id_fkey FOREIGN KEY (scan_id) REFERENCES checkin.scans(id) ON DELETE CASCADE
 );
 
-ALTER TABLE ONLY checkin.token_claims
-    ADD CONSTRAINT token_claims_pkey PRIMARY KEY (event_id, token_key);
-
 ALTER TABLE checkin.token_claims ENABLE ROW LEVEL SECURITY;
-
-ALTER TABLE ONLY checkin.token_claims
-    ADD CONSTRAINT token_claims_event_id_fkey FOREIGN KEY (event_id) REFERENCES community.events(id) ON DELETE CASCADE;
-
-ALTER TABLE ONLY checkin.token_claims
-    ADD CONSTRAINT token_claims_reservation_id_fkey FOREIGN KEY (reservation_id) REFERENCES checkin.reservations(id) ON DELETE CASCADE;
-
-ALTER TABLE ONLY checkin.token_claims
-    ADD CONSTRAINT token_claims_scan_id_fkey FOREIGN KEY (scan_id) REFERENCES checkin.scans(id) ON DELETE CASCADE;
 
 
 ALTER TABLE checkin.bracelets

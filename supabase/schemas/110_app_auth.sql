@@ -221,11 +221,9 @@ CREATE TABLE app_auth.refresh_tokens (
     expires_at timestamp with time zone NOT NULL,
     rotated_at timestamp with time zone,
     created_at timestamp with time zone DEFAULT now() NOT NULL,
-    CONSTRAINT refresh_tokens_token_hash_check CHECK ((octet_length(token_hash) = 32))
+    CONSTRAINT refresh_tokens_token_hash_check CHECK ((octet_length(token_hash) = 32)),
+    CONSTRAINT refresh_tokens_pkey PRIMARY KEY (token_hash)
 );
-
-ALTER TABLE ONLY app_auth.refresh_tokens
-    ADD CONSTRAINT refresh_tokens_pkey PRIMARY KEY (token_hash);
 
 create index refresh_tokens_session_id_idx on app_auth.refresh_tokens (session_id);
 
@@ -244,18 +242,14 @@ CREATE TABLE app_auth.sessions (
     ended_reason text,
     CONSTRAINT sessions_check CHECK (((ended_at IS NULL) = (ended_reason IS NULL))),
     CONSTRAINT sessions_ended_reason_check CHECK ((ended_reason = ANY (ARRAY['sign_out'::text, 'refresh_token_reuse'::text]))),
-    CONSTRAINT sessions_method_check CHECK ((method = ANY (ARRAY['otp'::text, 'admin'::text])))
+    CONSTRAINT sessions_method_check CHECK ((method = ANY (ARRAY['otp'::text, 'admin'::text]))),
+    CONSTRAINT sessions_pkey PRIMARY KEY (id),
+    CONSTRAINT sessions_user_id_fkey FOREIGN KEY (user_id) REFERENCES core.users(id) ON DELETE CASCADE
 );
-
-ALTER TABLE ONLY app_auth.sessions
-    ADD CONSTRAINT sessions_pkey PRIMARY KEY (id);
 
 create index sessions_user_id_idx on app_auth.sessions (user_id, created_at desc);
 
 ALTER TABLE app_auth.sessions ENABLE ROW LEVEL SECURITY;
-
-ALTER TABLE ONLY app_auth.sessions
-    ADD CONSTRAINT sessions_user_id_fkey FOREIGN KEY (user_id) REFERENCES core.users(id) ON DELETE CASCADE;
 
 
 -- Foreign keys and policies that name a table or function defined below their own table.

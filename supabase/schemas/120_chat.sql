@@ -163,7 +163,9 @@ CREATE TABLE chat.capabilities (
     CONSTRAINT capabilities_server_name_check CHECK (((char_length(server_name) >= 1) AND (char_length(server_name) <= 100))),
     CONSTRAINT capabilities_source_check CHECK (((source = 'service'::text) OR ((source ~ '^https?://'::text) AND (char_length(source) <= 2048)))),
     CONSTRAINT capabilities_title_check CHECK ((char_length(title) <= 200)),
-    CONSTRAINT capabilities_tool_name_check CHECK ((tool_name ~ '^[A-Za-z0-9_.-]{1,128}$'::text))
+    CONSTRAINT capabilities_tool_name_check CHECK ((tool_name ~ '^[A-Za-z0-9_.-]{1,128}$'::text)),
+    CONSTRAINT capabilities_one_per_source_and_name UNIQUE (source, tool_name),
+    CONSTRAINT capabilities_pkey PRIMARY KEY (id)
 );
 
 ALTER TABLE chat.capabilities ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
@@ -174,12 +176,6 @@ ALTER TABLE chat.capabilities ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
     NO MAXVALUE
     CACHE 1
 );
-
-ALTER TABLE ONLY chat.capabilities
-    ADD CONSTRAINT capabilities_one_per_source_and_name UNIQUE (source, tool_name);
-
-ALTER TABLE ONLY chat.capabilities
-    ADD CONSTRAINT capabilities_pkey PRIMARY KEY (id);
 
 ALTER TABLE chat.capabilities ENABLE ROW LEVEL SECURITY;
 
@@ -244,11 +240,9 @@ CREATE TABLE chat.messages (
     CONSTRAINT messages_status_check CHECK ((status = ANY (ARRAY['streaming'::text, 'complete'::text, 'incomplete'::text]))),
     CONSTRAINT messages_tool_results_check CHECK (((tool_results IS NULL) OR ((jsonb_typeof(tool_results) = 'array'::text) AND (octet_length((tool_results)::text) <= 1048576)))),
     CONSTRAINT messages_transcription_check CHECK ((char_length(transcription) <= 200000)),
-    CONSTRAINT messages_transcription_has_its_time CHECK (((transcription IS NULL) = (transcribed_at IS NULL)))
+    CONSTRAINT messages_transcription_has_its_time CHECK (((transcription IS NULL) = (transcribed_at IS NULL))),
+    CONSTRAINT messages_pkey PRIMARY KEY (owner_id, room_id, message_id)
 );
-
-ALTER TABLE ONLY chat.messages
-    ADD CONSTRAINT messages_pkey PRIMARY KEY (owner_id, room_id, message_id);
 
 create unique index messages_one_answer_per_message on chat.messages (owner_id, room_id, in_reply_to) where role = 'assistant';
 
@@ -503,11 +497,11 @@ CREATE TABLE chat.rooms (
     created_at timestamp with time zone DEFAULT now() NOT NULL,
     updated_at timestamp with time zone DEFAULT now() NOT NULL,
     CONSTRAINT rooms_name_check CHECK (((char_length(name) >= 1) AND (char_length(name) <= 200))),
-    CONSTRAINT rooms_room_id_check CHECK (chat.is_client_id(room_id))
+    CONSTRAINT rooms_room_id_check CHECK (chat.is_client_id(room_id)),
+    CONSTRAINT rooms_pkey PRIMARY KEY (owner_id, room_id),
+    CONSTRAINT rooms_event_id_fkey FOREIGN KEY (event_id) REFERENCES community.events(id) ON DELETE SET NULL,
+    CONSTRAINT rooms_owner_id_fkey FOREIGN KEY (owner_id) REFERENCES core.users(id) ON DELETE CASCADE
 );
-
-ALTER TABLE ONLY chat.rooms
-    ADD CONSTRAINT rooms_pkey PRIMARY KEY (owner_id, room_id);
 
 create index rooms_event_idx on chat.rooms (event_id) where event_id is not null;
 
@@ -536,12 +530,6 @@ GRANT INSERT(room_id) ON TABLE chat.rooms TO authenticated;
 GRANT INSERT(event_id),UPDATE(event_id) ON TABLE chat.rooms TO authenticated;
 
 GRANT INSERT(name),UPDATE(name) ON TABLE chat.rooms TO authenticated;
-
-ALTER TABLE ONLY chat.rooms
-    ADD CONSTRAINT rooms_event_id_fkey FOREIGN KEY (event_id) REFERENCES community.events(id) ON DELETE SET NULL;
-
-ALTER TABLE ONLY chat.rooms
-    ADD CONSTRAINT rooms_owner_id_fkey FOREIGN KEY (owner_id) REFERENCES core.users(id) ON DELETE CASCADE;
 
 
 CREATE FUNCTION chat.room_json(p_room chat.rooms) RETURNS jsonb
@@ -635,16 +623,12 @@ REVOKE ALL ON FUNCTION chat.strip_room_name_bidi_controls() FROM PUBLIC;
 CREATE TABLE chat.assistant_access (
     owner_id core.object_id NOT NULL,
     grant_id core.object_id NOT NULL,
-    enabled_at timestamp with time zone DEFAULT now() NOT NULL
+    enabled_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT assistant_access_pkey PRIMARY KEY (owner_id),
+    CONSTRAINT assistant_access_owner_id_fkey FOREIGN KEY (owner_id) REFERENCES core.users(id) ON DELETE CASCADE
 );
 
-ALTER TABLE ONLY chat.assistant_access
-    ADD CONSTRAINT assistant_access_pkey PRIMARY KEY (owner_id);
-
 ALTER TABLE chat.assistant_access ENABLE ROW LEVEL SECURITY;
-
-ALTER TABLE ONLY chat.assistant_access
-    ADD CONSTRAINT assistant_access_owner_id_fkey FOREIGN KEY (owner_id) REFERENCES core.users(id) ON DELETE CASCADE;
 
 
 -- Proposed calls
@@ -664,11 +648,11 @@ CREATE TABLE chat.proposed_calls (
     CONSTRAINT proposed_calls_arguments_check CHECK (((jsonb_typeof(arguments) = 'object'::text) AND (octet_length((arguments)::text) <= 65536))),
     CONSTRAINT proposed_calls_settled_once CHECK ((((status = 'pending'::text) = (settled_at IS NULL)) AND ((settled_at IS NULL) = (settled_by IS NULL)))),
     CONSTRAINT proposed_calls_status_check CHECK ((status = ANY (ARRAY['pending'::text, 'approved'::text, 'declined'::text]))),
-    CONSTRAINT proposed_calls_tool_name_check CHECK (((char_length(tool_name) >= 1) AND (char_length(tool_name) <= 128)))
+    CONSTRAINT proposed_calls_tool_name_check CHECK (((char_length(tool_name) >= 1) AND (char_length(tool_name) <= 128))),
+    CONSTRAINT proposed_calls_pkey PRIMARY KEY (id),
+    CONSTRAINT proposed_calls_owner_id_room_id_answer_id_fkey FOREIGN KEY (owner_id, room_id, answer_id) REFERENCES chat.messages(owner_id, room_id, message_id) ON DELETE CASCADE,
+    CONSTRAINT proposed_calls_owner_id_room_id_settled_by_fkey FOREIGN KEY (owner_id, room_id, settled_by) REFERENCES chat.messages(owner_id, room_id, message_id) ON DELETE CASCADE
 );
-
-ALTER TABLE ONLY chat.proposed_calls
-    ADD CONSTRAINT proposed_calls_pkey PRIMARY KEY (id);
 
 create index proposed_calls_answer_idx on chat.proposed_calls (owner_id, room_id, answer_id);
 
@@ -693,12 +677,6 @@ GRANT INSERT(tool_name) ON TABLE chat.proposed_calls TO authenticated;
 GRANT INSERT(arguments) ON TABLE chat.proposed_calls TO authenticated;
 
 GRANT INSERT(destructive) ON TABLE chat.proposed_calls TO authenticated;
-
-ALTER TABLE ONLY chat.proposed_calls
-    ADD CONSTRAINT proposed_calls_owner_id_room_id_answer_id_fkey FOREIGN KEY (owner_id, room_id, answer_id) REFERENCES chat.messages(owner_id, room_id, message_id) ON DELETE CASCADE;
-
-ALTER TABLE ONLY chat.proposed_calls
-    ADD CONSTRAINT proposed_calls_owner_id_room_id_settled_by_fkey FOREIGN KEY (owner_id, room_id, settled_by) REFERENCES chat.messages(owner_id, room_id, message_id) ON DELETE CASCADE;
 
 
 -- Foreign keys and policies that name a table or function defined below their own table.
