@@ -26,9 +26,12 @@ function schemaDump(url: string): Record<string, string> {
   // Every object is introduced by a "-- Name: ...; Type: ...; Schema: ...; Owner: ..." block.
   const parts = text.split(/\n--\n-- (Name: .*)\n--\n/);
   for (let i = 1; i < parts.length; i += 2) {
-    entries[parts[i]!] = parts[i + 1]!
+    let name = parts[i]!;
+    while (name in entries) name += " (again)";
+    entries[name] = parts[i + 1]!
       .split("\n")
-      .filter((line) => !/^\\(un)?restrict /.test(line) && !/^--/.test(line))
+      // Not the per-run restrict key, nor the session settings pg_dump writes wherever they change.
+      .filter((line) => !/^\\(un)?restrict |^SET \w+ = |^-- PostgreSQL database dump complete$|^--$/.test(line))
       .join("\n")
       .trim();
   }
