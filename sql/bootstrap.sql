@@ -97,7 +97,8 @@ begin
   if exists (select from pg_available_extensions where name = 'pg_cron')
      and current_database() = coalesce(current_setting('cron.database_name', true), 'postgres')
      and current_setting('shared_preload_libraries', true) like '%pg_cron%' then
-    create extension if not exists pg_cron;
+    -- In pg_catalog as on Supabase (its objects live in schema cron either way), not in public.
+    create extension if not exists pg_cron with schema pg_catalog;
   end if;
 end
 $$;
