@@ -776,6 +776,8 @@ create index webhook_deliveries_due_idx on checkout.webhook_deliveries (next_att
 
 CREATE UNIQUE INDEX webhook_deliveries_one_pending_per_session ON checkout.webhook_deliveries USING btree (session_id) WHERE (status = 'pending'::text);
 
+create index webhook_deliveries_owner_id_idx on checkout.webhook_deliveries (owner_id);
+
 create index webhook_deliveries_session_id_idx on checkout.webhook_deliveries (session_id, created_at);
 
 ALTER TABLE checkout.webhook_deliveries ENABLE ROW LEVEL SECURITY;

@@ -919,7 +919,13 @@ ALTER TABLE sponsorship.ledger_entries ALTER COLUMN id ADD GENERATED ALWAYS AS I
     CACHE 1
 );
 
+create index ledger_entries_deposit_id_idx on sponsorship.ledger_entries (deposit_id);
+
+create index ledger_entries_reservation_id_idx on sponsorship.ledger_entries (reservation_id);
+
 create index ledger_entries_sponsor_idx on sponsorship.ledger_entries (sponsor_id, id);
+
+create index ledger_entries_usage_id_idx on sponsorship.ledger_entries (usage_id);
 
 CREATE TRIGGER ledger_entries_append_only BEFORE DELETE OR UPDATE ON sponsorship.ledger_entries FOR EACH ROW EXECUTE FUNCTION sponsorship.refuse_ledger_change();
 
@@ -942,6 +948,9 @@ CREATE TABLE sponsorship.sponsor_days (
     CONSTRAINT sponsor_days_pkey PRIMARY KEY (sponsor_id, day),
     CONSTRAINT sponsor_days_sponsor_id_fkey FOREIGN KEY (sponsor_id) REFERENCES sponsorship.sponsors(id)
 );
+
+-- Only security definer functions read and write it: this policy, admitting nothing, says so.
+CREATE POLICY deny_all ON sponsorship.sponsor_days AS RESTRICTIVE USING (false) WITH CHECK (false);
 
 ALTER TABLE sponsorship.sponsor_days ENABLE ROW LEVEL SECURITY;
 
@@ -1024,6 +1033,9 @@ ALTER TABLE sponsorship.verifications ALTER COLUMN id ADD GENERATED ALWAYS AS ID
 );
 
 create index verifications_reservation_idx on sponsorship.verifications (reservation_id);
+
+-- Only security definer functions read and write it: this policy, admitting nothing, says so.
+CREATE POLICY deny_all ON sponsorship.verifications AS RESTRICTIVE USING (false) WITH CHECK (false);
 
 ALTER TABLE sponsorship.verifications ENABLE ROW LEVEL SECURITY;
 

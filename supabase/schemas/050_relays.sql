@@ -436,6 +436,9 @@ ALTER TABLE relays.attempts ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
 
 ALTER TABLE relays.attempts ENABLE ROW LEVEL SECURITY;
 
+-- Only security definer functions read and write it: this policy, admitting nothing, says so.
+CREATE POLICY deny_all ON relays.attempts AS RESTRICTIVE USING (false) WITH CHECK (false);
+
 
 CREATE TABLE relays.relays (
     id core.object_id DEFAULT core.new_object_id() NOT NULL,
@@ -470,6 +473,11 @@ CREATE TABLE relays.relays (
 );
 
 create index relays_pending_idx on relays.relays (chain_id, relayer, nonce) where status in ('signed', 'sent');
+
+create index relays_usage_id_idx on relays.relays (usage_id);
+
+-- Only security definer functions read and write it: this policy, admitting nothing, says so.
+CREATE POLICY deny_all ON relays.relays AS RESTRICTIVE USING (false) WITH CHECK (false);
 
 ALTER TABLE relays.relays ENABLE ROW LEVEL SECURITY;
 
@@ -525,6 +533,9 @@ CREATE TABLE relays.relayer_accounts (
     CONSTRAINT relayer_accounts_next_nonce_check CHECK ((next_nonce >= 0)),
     CONSTRAINT relayer_accounts_pkey PRIMARY KEY (chain_id, address)
 );
+
+-- Only security definer functions read and write it: this policy, admitting nothing, says so.
+CREATE POLICY deny_all ON relays.relayer_accounts AS RESTRICTIVE USING (false) WITH CHECK (false);
 
 ALTER TABLE relays.relayer_accounts ENABLE ROW LEVEL SECURITY;
 

@@ -154,6 +154,8 @@ ALTER TABLE mcp.tool_calls ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
     CACHE 1
 );
 
+create index tool_calls_api_key_id_idx on mcp.tool_calls (api_key_id);
+
 create index tool_calls_created_at_idx on mcp.tool_calls (created_at);
 
 create index tool_calls_user_created on mcp.tool_calls (user_id, created_at desc, id desc);

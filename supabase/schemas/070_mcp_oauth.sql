@@ -557,7 +557,12 @@ CREATE TABLE mcp_oauth.authorization_codes (
     CONSTRAINT authorization_codes_pkey PRIMARY KEY (code_hash)
 );
 
+create index authorization_codes_grant_id_idx on mcp_oauth.authorization_codes (grant_id);
+
 ALTER TABLE mcp_oauth.authorization_codes ENABLE ROW LEVEL SECURITY;
+
+-- Only security definer functions read and write it: this policy, admitting nothing, says so.
+CREATE POLICY deny_all ON mcp_oauth.authorization_codes AS RESTRICTIVE USING (false) WITH CHECK (false);
 
 
 -- The pages' own session after a code was accepted (a cookie holding a random token).
@@ -571,7 +576,12 @@ CREATE TABLE mcp_oauth.browser_sessions (
     CONSTRAINT browser_sessions_user_id_fkey FOREIGN KEY (user_id) REFERENCES core.users(id) ON DELETE CASCADE
 );
 
+create index browser_sessions_user_id_idx on mcp_oauth.browser_sessions (user_id);
+
 ALTER TABLE mcp_oauth.browser_sessions ENABLE ROW LEVEL SECURITY;
+
+-- Only security definer functions read and write it: this policy, admitting nothing, says so.
+CREATE POLICY deny_all ON mcp_oauth.browser_sessions AS RESTRICTIVE USING (false) WITH CHECK (false);
 
 
 -- Clients: registered by Dynamic Client Registration, or cached Client ID Metadata Documents
@@ -596,6 +606,9 @@ CREATE TABLE mcp_oauth.clients (
 );
 
 ALTER TABLE mcp_oauth.clients ENABLE ROW LEVEL SECURITY;
+
+-- Only security definer functions read and write it: this policy, admitting nothing, says so.
+CREATE POLICY deny_all ON mcp_oauth.clients AS RESTRICTIVE USING (false) WITH CHECK (false);
 
 
 -- Grants and their tokens
@@ -667,6 +680,9 @@ CREATE TABLE mcp_oauth.refresh_tokens (
 
 create index refresh_tokens_grant_id_idx on mcp_oauth.refresh_tokens (grant_id);
 
+-- Only security definer functions read and write it: this policy, admitting nothing, says so.
+CREATE POLICY deny_all ON mcp_oauth.refresh_tokens AS RESTRICTIVE USING (false) WITH CHECK (false);
+
 ALTER TABLE mcp_oauth.refresh_tokens ENABLE ROW LEVEL SECURITY;
 
 
@@ -679,6 +695,11 @@ CREATE TABLE mcp_oauth.revoked_access_tokens (
     CONSTRAINT revoked_access_tokens_pkey PRIMARY KEY (jti),
     CONSTRAINT revoked_access_tokens_grant_id_fkey FOREIGN KEY (grant_id) REFERENCES mcp_oauth.grants(id) ON DELETE CASCADE
 );
+
+create index revoked_access_tokens_grant_id_idx on mcp_oauth.revoked_access_tokens (grant_id);
+
+-- Only security definer functions read and write it: this policy, admitting nothing, says so.
+CREATE POLICY deny_all ON mcp_oauth.revoked_access_tokens AS RESTRICTIVE USING (false) WITH CHECK (false);
 
 ALTER TABLE mcp_oauth.revoked_access_tokens ENABLE ROW LEVEL SECURITY;
 
@@ -700,6 +721,9 @@ CREATE TABLE mcp_oauth.sign_in_codes (
 );
 
 create index sign_in_codes_email_idx on mcp_oauth.sign_in_codes (lower(email), created_at);
+
+-- Only security definer functions read and write it: this policy, admitting nothing, says so.
+CREATE POLICY deny_all ON mcp_oauth.sign_in_codes AS RESTRICTIVE USING (false) WITH CHECK (false);
 
 ALTER TABLE mcp_oauth.sign_in_codes ENABLE ROW LEVEL SECURITY;
 

@@ -206,6 +206,9 @@ create index confirmations_user_idx on mcp_confirmations.confirmations (user_id,
 
 ALTER TABLE mcp_confirmations.confirmations ENABLE ROW LEVEL SECURITY;
 
+-- Only security definer functions read and write it: this policy, admitting nothing, says so.
+CREATE POLICY deny_all ON mcp_confirmations.confirmations AS RESTRICTIVE USING (false) WITH CHECK (false);
+
 
 -- What a caller sees of a link: a pending row past its expiry is expired; an approving row whose
 -- claim outlived its lease is failed (approval_interrupted: the action may have run), decided when

@@ -90,7 +90,7 @@ create index collections_unfinished_gas_coins on sui.collections (network, gas_c
 ALTER TABLE sui.collections ENABLE ROW LEVEL SECURITY;
 
 create policy collections_select_owner on sui.collections for select to authenticated
-  using (owner_id = core.current_user_id());
+  using (owner_id = (select core.current_user_id()));
 
 GRANT SELECT ON TABLE sui.collections TO authenticated;
 
@@ -228,6 +228,9 @@ CREATE TABLE sui.signer_leases (
     leased_until timestamp with time zone NOT NULL,
     CONSTRAINT signer_leases_pkey PRIMARY KEY (network, signer)
 );
+
+-- Only security definer functions read and write it: this policy, admitting nothing, says so.
+CREATE POLICY deny_all ON sui.signer_leases AS RESTRICTIVE USING (false) WITH CHECK (false);
 
 ALTER TABLE sui.signer_leases ENABLE ROW LEVEL SECURITY;
 

@@ -533,6 +533,7 @@ GRANT ALL ON FUNCTION checkin.hold_attendance_mint(p_event_id core.object_id, p_
 -- next read after this), and how long it still decides `view` in listings.
 CREATE FUNCTION checkin.holdings_decide_seconds() RETURNS integer
     LANGUAGE sql IMMUTABLE
+    SET search_path TO ''
     AS $$ select 15 $$;
 
 REVOKE ALL ON FUNCTION checkin.holdings_decide_seconds() FROM PUBLIC;
@@ -595,6 +596,7 @@ REVOKE ALL ON FUNCTION checkin.holdings_needed(p_rules jsonb, p_grant text, p_us
 
 CREATE FUNCTION checkin.holdings_view_seconds() RETURNS integer
     LANGUAGE sql IMMUTABLE
+    SET search_path TO ''
     AS $$ select 86400 $$;
 
 REVOKE ALL ON FUNCTION checkin.holdings_view_seconds() FROM PUBLIC;
@@ -632,6 +634,9 @@ CREATE TABLE checkin.event_settings (
     CONSTRAINT event_settings_pkey PRIMARY KEY (event_id),
     CONSTRAINT event_settings_event_id_fkey FOREIGN KEY (event_id) REFERENCES community.events(id) ON DELETE CASCADE
 );
+
+-- Only security definer functions read and write it: this policy, admitting nothing, says so.
+CREATE POLICY deny_all ON checkin.event_settings AS RESTRICTIVE USING (false) WITH CHECK (false);
 
 ALTER TABLE checkin.event_settings ENABLE ROW LEVEL SECURITY;
 
@@ -1238,9 +1243,15 @@ CREATE TABLE checkin.scans (
     CONSTRAINT scans_undone_by_fkey FOREIGN KEY (undone_by) REFERENCES core.users(id)
 );
 
+create index scans_bracelet_id_idx on checkin.scans (bracelet_id);
+
 create unique index scans_one_per_nonce on checkin.scans (event_id, device_id, nonce) where result <> 'nonce_reused';
 
 create index scans_reservation on checkin.scans (reservation_id, scanned_at desc) where reservation_id is not null;
+
+create index scans_scanned_by_idx on checkin.scans (scanned_by);
+
+create index scans_undone_by_idx on checkin.scans (undone_by);
 
 ALTER TABLE checkin.scans ENABLE ROW LEVEL SECURITY;
 
@@ -1351,7 +1362,14 @@ CREATE TABLE checkin.attendance_mints (
     CONSTRAINT attendance_mints_scan_id_fkey FOREIGN KEY (scan_id) REFERENCES checkin.scans(id) ON DELETE CASCADE
 );
 
+create index attendance_mints_collection_id_idx on checkin.attendance_mints (collection_id);
+
+create index attendance_mints_scan_id_idx on checkin.attendance_mints (scan_id);
+
 ALTER TABLE checkin.attendance_mints ENABLE ROW LEVEL SECURITY;
+
+-- Only security definer functions read and write it: this policy, admitting nothing, says so.
+CREATE POLICY deny_all ON checkin.attendance_mints AS RESTRICTIVE USING (false) WITH CHECK (false);
 
 
 -- Holdings evidence
@@ -1389,6 +1407,9 @@ CREATE TABLE checkin.staff (
 
 create index staff_user_idx on checkin.staff (user_id);
 
+-- Only security definer functions read and write it: this policy, admitting nothing, says so.
+CREATE POLICY deny_all ON checkin.staff AS RESTRICTIVE USING (false) WITH CHECK (false);
+
 ALTER TABLE checkin.staff ENABLE ROW LEVEL SECURITY;
 
 
@@ -1407,6 +1428,9 @@ CREATE TABLE checkin.sun_tags (
     CONSTRAINT sun_tags_pkey PRIMARY KEY (uid, key_set)
 );
 
+-- Only security definer functions read and write it: this policy, admitting nothing, says so.
+CREATE POLICY deny_all ON checkin.sun_tags AS RESTRICTIVE USING (false) WITH CHECK (false);
+
 ALTER TABLE checkin.sun_tags ENABLE ROW LEVEL SECURITY;
 
 
@@ -1424,6 +1448,13 @@ CREATE TABLE checkin.token_claims (
     CONSTRAINT token_claims_reservation_id_fkey FOREIGN KEY (reservation_id) REFERENCES checkin.reservations(id) ON DELETE CASCADE,
     CONSTRAINT token_claims_scan_id_fkey FOREIGN KEY (scan_id) REFERENCES checkin.scans(id) ON DELETE CASCADE
 );
+
+create index token_claims_reservation_id_idx on checkin.token_claims (reservation_id);
+
+create index token_claims_scan_id_idx on checkin.token_claims (scan_id);
+
+-- Only security definer functions read and write it: this policy, admitting nothing, says so.
+CREATE POLICY deny_all ON checkin.token_claims AS RESTRICTIVE USING (false) WITH CHECK (false);
 
 ALTER TABLE checkin.token_claims ENABLE ROW LEVEL SECURITY;
 

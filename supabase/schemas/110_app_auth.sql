@@ -227,6 +227,9 @@ CREATE TABLE app_auth.refresh_tokens (
 
 create index refresh_tokens_session_id_idx on app_auth.refresh_tokens (session_id);
 
+-- Only security definer functions read and write it: this policy, admitting nothing, says so.
+CREATE POLICY deny_all ON app_auth.refresh_tokens AS RESTRICTIVE USING (false) WITH CHECK (false);
+
 ALTER TABLE app_auth.refresh_tokens ENABLE ROW LEVEL SECURITY;
 
 
@@ -248,6 +251,9 @@ CREATE TABLE app_auth.sessions (
 );
 
 create index sessions_user_id_idx on app_auth.sessions (user_id, created_at desc);
+
+-- Only security definer functions read and write it: this policy, admitting nothing, says so.
+CREATE POLICY deny_all ON app_auth.sessions AS RESTRICTIVE USING (false) WITH CHECK (false);
 
 ALTER TABLE app_auth.sessions ENABLE ROW LEVEL SECURITY;
 

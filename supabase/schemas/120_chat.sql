@@ -630,6 +630,9 @@ CREATE TABLE chat.assistant_access (
 
 ALTER TABLE chat.assistant_access ENABLE ROW LEVEL SECURITY;
 
+-- Only security definer functions read and write it: this policy, admitting nothing, says so.
+CREATE POLICY deny_all ON chat.assistant_access AS RESTRICTIVE USING (false) WITH CHECK (false);
+
 
 -- Proposed calls
 CREATE TABLE chat.proposed_calls (
