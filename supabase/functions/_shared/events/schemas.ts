@@ -116,7 +116,10 @@ const startsBeforeEnd = (e: { startsAt?: string; endsAt?: string }) =>
 
 export const CreateEventSchema = z.object(eventFields).strict()
   .refine(startsBeforeEnd, { message: "endsAt must not be before startsAt", path: ["endsAt"] })
-  .openapi("CreateEvent")
+  // The smallest valid body: every defaulted field left out, as a generated client must allow.
+  .openapi("CreateEvent", {
+    example: { name: "Weekly meetup", startsAt: "2026-12-05T19:00:00+01:00", endsAt: "2026-12-05T23:30:00+01:00", timeZone: "Europe/Berlin" },
+  })
   .describe("A new event; you become its owner");
 
 export const UpdateEventSchema = z
